@@ -1,0 +1,162 @@
+// Datatype and reduction helpers answered by the native MPI (see datatype.hpp). Layer: libxsim/native.
+// Contiguous data takes a memcpy fast path; everything else goes through the native pack engine on
+// MPI_COMM_SELF (large-count variants, so a message above 2 GiB still packs).
+#include "native/datatype.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+namespace xsim::native {
+namespace {
+
+[[noreturn]] void fail(int rc, const char* call) {
+  char text[MPI_MAX_ERROR_STRING] = {0};
+  int len = 0;
+  if (PMPI_Error_string(rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "error code %d", rc);
+  throw MpiError(rc, std::string("native ") + call + " failed: " + text);
+}
+
+inline void check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) fail(rc, call);
+}
+
+// One element of `t` is `size` bytes at offset 0 with nothing between them and consecutive elements
+// follow each other without gaps (lb == true_lb == 0, extent == true_extent == size).
+bool dense_layout(MPI_Datatype t) {
+  MPI_Count size = 0, lb = 0, extent = 0, tlb = 0, textent = 0;
+  check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
+  check(PMPI_Type_get_extent_x(t, &lb, &extent), "MPI_Type_get_extent_x");
+  check(PMPI_Type_get_true_extent_x(t, &tlb, &textent), "MPI_Type_get_true_extent_x");
+  return lb == 0 && tlb == 0 && extent == size && textent == size;
+}
+
+// Named types are dense when their layout says so (pair types such as MPI_DOUBLE_INT have padding);
+// derived types only when built as a contiguous (or dup) of a type that is itself contiguous.
+bool contiguous_by_construction(MPI_Datatype t, int depth) {
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  check(PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
+  if (combiner == MPI_COMBINER_NAMED) return true;
+  if ((combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_DUP) || depth > 32 || nd != 1) return false;
+  std::vector<int> ints(std::max(ni, 1));
+  std::vector<MPI_Aint> addrs(std::max(na, 1));
+  MPI_Datatype inner = MPI_DATATYPE_NULL;
+  check(PMPI_Type_get_contents(t, ni, na, nd, ints.data(), addrs.data(), &inner), "MPI_Type_get_contents");
+  int ini = 0, ina = 0, ind = 0, icomb = 0;
+  check(PMPI_Type_get_envelope(inner, &ini, &ina, &ind, &icomb), "MPI_Type_get_envelope");
+  bool ok = dense_layout(inner) && contiguous_by_construction(inner, depth + 1);
+  if (icomb != MPI_COMBINER_NAMED) PMPI_Type_free(&inner);  // get_contents returned a new handle
+  return ok;
+}
+
+}  // namespace
+
+uint64_t type_size(MPI_Datatype t) {
+  MPI_Count size = 0;
+  check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
+  return static_cast<uint64_t>(size);
+}
+
+Extent type_extent(MPI_Datatype t) {
+  MPI_Aint lb = 0, extent = 0;
+  check(PMPI_Type_get_extent(t, &lb, &extent), "MPI_Type_get_extent");
+  return {lb, extent};
+}
+
+Extent type_true_extent(MPI_Datatype t) {
+  MPI_Aint lb = 0, extent = 0;
+  check(PMPI_Type_get_true_extent(t, &lb, &extent), "MPI_Type_get_true_extent");
+  return {lb, extent};
+}
+
+bool type_is_contiguous(MPI_Datatype t) { return dense_layout(t) && contiguous_by_construction(t, 0); }
+
+void pack(const void* buf, int count, MPI_Datatype t, void* out) {
+  if (count <= 0) return;
+  if (type_is_contiguous(t)) {
+    std::memcpy(out, buf, static_cast<size_t>(type_size(t)) * static_cast<size_t>(count));
+    return;
+  }
+  MPI_Count position = 0;
+  MPI_Count outsize = static_cast<MPI_Count>(type_size(t)) * count;
+  check(PMPI_Pack_c(buf, count, t, out, outsize, &position, MPI_COMM_SELF), "MPI_Pack_c");
+}
+
+void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t) {
+  if (count <= 0 || bytes == 0) return;
+  const uint64_t size = type_size(t);
+  if (size == 0) return;
+  bytes = std::min<uint64_t>(bytes, size * static_cast<uint64_t>(count));
+  if (type_is_contiguous(t)) {
+    std::memcpy(buf, in, static_cast<size_t>(bytes));
+    return;
+  }
+  const uint64_t whole = bytes / size, rest = bytes % size;
+  MPI_Count position = 0;
+  if (whole > 0)
+    check(PMPI_Unpack_c(in, static_cast<MPI_Count>(whole * size), &position, buf, static_cast<MPI_Count>(whole), t,
+                        MPI_COMM_SELF),
+          "MPI_Unpack_c");
+  if (rest > 0) {
+    // A partial trailing element: fill only its first `rest` data bytes, as a receive of a short message
+    // does. Pack the element's current contents, overlay the incoming bytes, unpack the whole element.
+    char* elem = static_cast<char*>(buf) + static_cast<MPI_Aint>(whole) * type_extent(t).extent;
+    std::vector<char> scratch(size);
+    MPI_Count p = 0;
+    check(PMPI_Pack_c(elem, 1, t, scratch.data(), static_cast<MPI_Count>(size), &p, MPI_COMM_SELF), "MPI_Pack_c");
+    std::memcpy(scratch.data(), static_cast<const char*>(in) + whole * size, static_cast<size_t>(rest));
+    p = 0;
+    check(PMPI_Unpack_c(scratch.data(), static_cast<MPI_Count>(size), &p, elem, 1, t, MPI_COMM_SELF),
+          "MPI_Unpack_c");
+  }
+}
+
+void copy(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype) {
+  if (scount <= 0 || rcount <= 0) return;
+  const uint64_t sbytes = type_size(stype) * static_cast<uint64_t>(scount);
+  const uint64_t rbytes = type_size(rtype) * static_cast<uint64_t>(rcount);
+  const uint64_t bytes = std::min(sbytes, rbytes);
+  if (bytes == 0) return;
+  const bool scontig = type_is_contiguous(stype), rcontig = type_is_contiguous(rtype);
+  if (scontig && rcontig) {
+    if (sbuf != rbuf) std::memmove(rbuf, sbuf, static_cast<size_t>(bytes));
+    return;
+  }
+  if (scontig) {
+    unpack(sbuf, bytes, rbuf, rcount, rtype);
+    return;
+  }
+  std::vector<char> packed(static_cast<size_t>(sbytes));
+  pack(sbuf, scount, stype, packed.data());
+  unpack(packed.data(), bytes, rbuf, rcount, rtype);
+}
+
+void reduce_local(const void* in, void* inout, int count, MPI_Datatype t, MPI_Op op) {
+  if (count <= 0) return;
+  check(PMPI_Reduce_local(in, inout, count, t, op), "MPI_Reduce_local");
+}
+
+bool op_is_commutative(MPI_Op op) {
+  int commute = 0;
+  check(PMPI_Op_commutative(op, &commute), "MPI_Op_commutative");
+  return commute != 0;
+}
+
+void* alloc_typed_buffer(int count, MPI_Datatype t, void** raw) {
+  const Extent e = type_extent(t), te = type_true_extent(t);
+  MPI_Aint lo = te.lb, hi = te.lb + te.extent;  // span of data bytes relative to the base pointer
+  if (count > 1) {
+    const MPI_Aint step = static_cast<MPI_Aint>(count - 1) * e.extent;
+    if (step >= 0) hi += step; else lo += step;
+  }
+  const size_t bytes = count > 0 ? static_cast<size_t>(std::max<MPI_Aint>(hi - lo, 0)) : 0;
+  void* mem = std::malloc(std::max<size_t>(bytes, 1));
+  if (mem == nullptr) throw std::bad_alloc();
+  *raw = mem;
+  return static_cast<char*>(mem) - (count > 0 ? lo : 0);
+}
+
+}  // namespace xsim::native

@@ -1,0 +1,101 @@
+#include "native/exchange.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace xsim::native {
+
+namespace {
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) {
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    PMPI_Error_string(rc, msg, &len);
+    throw std::runtime_error(std::string("native ") + what + " failed: " + msg);
+  }
+}
+constexpr int kRow = 3;  // bytes for the destination, sender's next event, sender's unfinished ranks
+}  // namespace
+
+Exchange::Exchange(int nprocs)
+    : nprocs_(nprocs), out_(static_cast<size_t>(nprocs)), rows_out_(static_cast<size_t>(nprocs) * kRow),
+      rows_in_(static_cast<size_t>(nprocs) * kRow), scounts_(static_cast<size_t>(nprocs)),
+      sdispls_(static_cast<size_t>(nprocs)), rcounts_(static_cast<size_t>(nprocs)),
+      rdispls_(static_cast<size_t>(nprocs)) {}
+
+Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, std::vector<char>& inbox) {
+  size_t total = 0;
+  for (int p = 0; p < nprocs_; ++p) {
+    size_t n = out_[static_cast<size_t>(p)].size();
+    if (n > static_cast<size_t>(std::numeric_limits<int>::max()) / 2)
+      throw std::runtime_error("more than 1 GiB of messages for one native process in one window");
+    rows_out_[static_cast<size_t>(p) * kRow + 0] = static_cast<int64_t>(n);
+    rows_out_[static_cast<size_t>(p) * kRow + 1] = local_next_ps;
+    rows_out_[static_cast<size_t>(p) * kRow + 2] = unfinished;
+    sdispls_[static_cast<size_t>(p)] = static_cast<int>(total);
+    scounts_[static_cast<size_t>(p)] = static_cast<int>(n);
+    total += n;
+  }
+  check(PMPI_Alltoall(rows_out_.data(), kRow, MPI_INT64_T, rows_in_.data(), kRow, MPI_INT64_T, MPI_COMM_WORLD),
+        "MPI_Alltoall");
+  Result r{std::numeric_limits<int64_t>::max(), 0};
+  size_t rtotal = 0;
+  for (int p = 0; p < nprocs_; ++p) {
+    const int64_t* row = &rows_in_[static_cast<size_t>(p) * kRow];
+    rcounts_[static_cast<size_t>(p)] = static_cast<int>(row[0]);
+    rdispls_[static_cast<size_t>(p)] = static_cast<int>(rtotal);
+    rtotal += static_cast<size_t>(row[0]);
+    if (row[1] < r.next_event_ps) r.next_event_ps = row[1];
+    r.unfinished += row[2];
+  }
+  if (total + rtotal > 0) {
+    sendbuf_.resize(total);
+    for (int p = 0; p < nprocs_; ++p) {
+      auto& o = out_[static_cast<size_t>(p)];
+      if (!o.empty()) std::memcpy(sendbuf_.data() + sdispls_[static_cast<size_t>(p)], o.data(), o.size());
+    }
+    inbox.resize(rtotal);
+    check(PMPI_Alltoallv(sendbuf_.data(), scounts_.data(), sdispls_.data(), MPI_BYTE, inbox.data(),
+                         rcounts_.data(), rdispls_.data(), MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Alltoallv");
+  } else {
+    inbox.clear();
+  }
+  for (auto& o : out_) o.clear();
+  return r;
+}
+
+int world_proc() {
+  int r = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_procs() {
+  int n = 1;
+  PMPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+void allreduce_min(int64_t* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce"); }
+void allreduce_max(int64_t* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce"); }
+void allreduce_sum(int64_t* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce"); }
+void allreduce_max(double* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce"); }
+void allreduce_sum(double* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce"); }
+
+void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
+  PMPI_Status_set_elements_x(st, MPI_BYTE, static_cast<MPI_Count>(bytes));
+  PMPI_Status_set_cancelled(st, cancelled ? 1 : 0);
+}
+
+void abort_all(int code) {
+  std::fflush(nullptr);
+  PMPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+}  // namespace xsim::native

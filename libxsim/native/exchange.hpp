@@ -1,0 +1,47 @@
+// Exchange: the window barrier between native processes (DESIGN.md §3). At the end of each window every
+// process hands over the bytes it has for every other process and its earliest next event; all learn the
+// start of the next window and how many virtual ranks are still unfinished. One PMPI_Alltoall of small
+// fixed rows plus one PMPI_Alltoallv of the payload per window; no per-message native round trip.
+// Layer: libxsim/native (PMPI_* only here). Called from the scheduler (never from a rank fiber).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace xsim::native {
+
+class Exchange {
+ public:
+  explicit Exchange(int nprocs);
+  std::vector<char>& outbox(int proc) { return out_[static_cast<size_t>(proc)]; }
+
+  struct Result {
+    int64_t next_event_ps;    // global minimum of the processes' next event times (INT64_MAX: none)
+    int64_t unfinished;       // virtual ranks not yet finished, all processes together
+  };
+  // Sends every outbox (then clears them) and fills `inbox` with what the others sent here, concatenated.
+  Result exchange(int64_t local_next_ps, int64_t unfinished, std::vector<char>& inbox);
+
+ private:
+  int nprocs_;
+  std::vector<std::vector<char>> out_;
+  std::vector<int64_t> rows_out_, rows_in_;
+  std::vector<int> scounts_, sdispls_, rcounts_, rdispls_;
+  std::vector<char> sendbuf_;
+};
+
+// Process-level helpers used at start-up and for the report.
+int world_proc();
+int world_procs();
+// Element-wise reductions over all native processes (into every process).
+void allreduce_min(int64_t* v, int n);
+void allreduce_max(int64_t* v, int n);
+void allreduce_sum(int64_t* v, int n);
+void allreduce_max(double* v, int n);
+void allreduce_sum(double* v, int n);
+[[noreturn]] void abort_all(int code);
+// Stores a received byte count and the cancelled flag in a status (the native MPI's status layout).
+void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled);
+
+}  // namespace xsim::native

@@ -1,0 +1,312 @@
+// MPI communicator and group entry points. Creating a communicator costs what MPICH's context-id
+// agreement costs (an allreduce over the parent), or the allgather of (color, key) for MPI_Comm_split.
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "api_support.hpp"
+#include "coll/collectives.hpp"
+#include "sim_transport.hpp"
+
+using namespace xsim;
+
+namespace {
+
+Engine& E() { return *g_engine; }
+
+std::vector<int32_t> members_of(const Comm& c) {
+  std::vector<int32_t> m(static_cast<size_t>(c.size));
+  for (int i = 0; i < c.size; ++i) m[static_cast<size_t>(i)] = c.world_of(i);
+  return m;
+}
+
+// Models the context-id agreement (MPICH: an allreduce over the parent communicator).
+void agree_on_context(Comm& parent, const char* call) {
+  SimTransport t(parent, call);
+  int v = 0, out = 0;
+  coll::allreduce(t, &v, &out, 1, MPI_INT, MPI_MAX);
+}
+
+Group& check_group(MPI_Group g) {
+  if (g == MPI_GROUP_NULL) fail(MPI_ERR_GROUP, "the group is MPI_GROUP_NULL");
+  Group* p = group_lookup(g);
+  if (!p) fail(MPI_ERR_GROUP, "invalid group handle");
+  return *p;
+}
+
+Group group_of(const std::vector<int32_t>& members) {
+  Group g;
+  g.size = static_cast<int>(members.size());
+  g.members = members;
+  return g;
+}
+
+std::vector<int32_t> members_of(const Group& g) {
+  std::vector<int32_t> m(static_cast<size_t>(g.size));
+  for (int i = 0; i < g.size; ++i) m[static_cast<size_t>(i)] = g.world_of(i);
+  return m;
+}
+
+}  // namespace
+
+XSIM_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return guarded("MPI_Comm_dup", comm, [&] {
+    Comm& c = check_comm(comm);
+    agree_on_context(c, "MPI_Comm_dup");
+    uint64_t id = comm_next_id(c, 0xd0);
+    Comm* n = comm_join(id, members_of(c));
+    n->name = "";
+    *newcomm = n->handle;
+    // A duplicate inherits the error handler.
+    MPI_Errhandler e = comm_errhandler(comm);
+    if (e != MPI_ERRORS_ARE_FATAL) comm_set_errhandler(n->handle, e);
+  });
+}
+
+XSIM_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  return guarded("MPI_Comm_split", comm, [&] {
+    Comm& c = check_comm(comm);
+    if (color < 0 && color != MPI_UNDEFINED) fail(MPI_ERR_ARG, "negative color " + std::to_string(color));
+    SimTransport t(c, "MPI_Comm_split");
+    int mine[2] = {color, key};
+    std::vector<int> all(static_cast<size_t>(c.size) * 2);
+    coll::allgather(t, mine, 2, MPI_INT, all.data(), 2, MPI_INT);
+    uint64_t id = comm_next_id(c, 0x5b);
+    if (color == MPI_UNDEFINED) {
+      *newcomm = MPI_COMM_NULL;
+      return;
+    }
+    std::vector<int> ranks;
+    for (int i = 0; i < c.size; ++i)
+      if (all[static_cast<size_t>(i) * 2] == color) ranks.push_back(i);
+    std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) {
+      return all[static_cast<size_t>(a) * 2 + 1] < all[static_cast<size_t>(b) * 2 + 1];
+    });
+    std::vector<int32_t> members(ranks.size());
+    for (size_t i = 0; i < ranks.size(); ++i) members[i] = c.world_of(ranks[i]);
+    uint64_t cid = id ^ (static_cast<uint64_t>(static_cast<uint32_t>(color)) * 0x9e3779b97f4a7c15ull);
+    cid = (cid & ~(3ull << 62)) | 2;
+    *newcomm = comm_join(cid, std::move(members))->handle;
+  });
+}
+
+XSIM_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  return guarded("MPI_Comm_create", comm, [&] {
+    Comm& c = check_comm(comm);
+    Group& g = check_group(group);
+    agree_on_context(c, "MPI_Comm_create");
+    uint64_t id = comm_next_id(c, 0xc7);
+    int32_t me = E().current().world;
+    std::vector<int32_t> members = members_of(g);
+    for (int32_t w : members)
+      if (c.rank_of_world(w) < 0) fail(MPI_ERR_GROUP, "the group holds a rank that is not in the communicator");
+    if (std::find(members.begin(), members.end(), me) == members.end()) {
+      *newcomm = MPI_COMM_NULL;
+      return;
+    }
+    *newcomm = comm_join(id, std::move(members))->handle;
+  });
+}
+
+XSIM_API int MPI_Comm_free(MPI_Comm* comm) {
+  return guarded("MPI_Comm_free", *comm, [&] {
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+      fail(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+    Comm& c = check_comm(*comm);
+    comm_release(&c);
+    *comm = MPI_COMM_NULL;
+  });
+}
+
+XSIM_API int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
+  return guarded("MPI_Comm_compare", a, [&] {
+    Comm& ca = check_comm(a);
+    Comm& cb = check_comm(b);
+    if (&ca == &cb) {
+      *result = MPI_IDENT;
+      return;
+    }
+    std::vector<int32_t> ma = members_of(ca), mb = members_of(cb);
+    if (ma == mb) {
+      *result = MPI_CONGRUENT;
+      return;
+    }
+    std::sort(ma.begin(), ma.end());
+    std::sort(mb.begin(), mb.end());
+    *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
+  });
+}
+
+XSIM_API int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+  return guarded("MPI_Comm_test_inter", comm, [&] {
+    check_comm(comm);
+    *flag = 0;
+  });
+}
+
+XSIM_API int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
+  return guarded("MPI_Comm_set_name", comm, [&] { check_comm(comm).name = name; });
+}
+
+XSIM_API int MPI_Comm_get_name(MPI_Comm comm, char* name, int* len) {
+  return guarded("MPI_Comm_get_name", comm, [&] {
+    Comm& c = check_comm(comm);
+    std::string n = c.name;
+    if (n.size() >= MPI_MAX_OBJECT_NAME) n.resize(MPI_MAX_OBJECT_NAME - 1);
+    std::memcpy(name, n.c_str(), n.size() + 1);
+    *len = static_cast<int>(n.size());
+  });
+}
+
+XSIM_API int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+  return guarded("MPI_Comm_group", comm, [&] {
+    Comm& c = check_comm(comm);
+    if (c.members.empty()) {
+      Group g;
+      g.identity = true;
+      g.size = c.size;
+      *group = group_create(std::move(g));
+    } else {
+      *group = group_create(group_of(c.members));
+    }
+  });
+}
+
+XSIM_API int MPI_Group_size(MPI_Group group, int* size) {
+  return guarded("MPI_Group_size", MPI_COMM_WORLD, [&] { *size = check_group(group).size; });
+}
+
+XSIM_API int MPI_Group_rank(MPI_Group group, int* rank) {
+  return guarded("MPI_Group_rank", MPI_COMM_WORLD, [&] {
+    int r = check_group(group).rank_of_world(E().current().world);
+    *rank = r < 0 ? MPI_UNDEFINED : r;
+  });
+}
+
+XSIM_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  return guarded("MPI_Group_incl", MPI_COMM_WORLD, [&] {
+    Group& g = check_group(group);
+    check_count(n);
+    std::vector<int32_t> m(static_cast<size_t>(n));
+    std::vector<char> seen(static_cast<size_t>(g.size), 0);
+    for (int i = 0; i < n; ++i) {
+      if (ranks[i] < 0 || ranks[i] >= g.size) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " is not in the group");
+      if (seen[static_cast<size_t>(ranks[i])]++) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " listed twice");
+      m[static_cast<size_t>(i)] = g.world_of(ranks[i]);
+    }
+    *newgroup = group_create(group_of(m));
+  });
+}
+
+XSIM_API int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+  return guarded("MPI_Group_excl", MPI_COMM_WORLD, [&] {
+    Group& g = check_group(group);
+    check_count(n);
+    std::vector<char> drop(static_cast<size_t>(g.size), 0);
+    for (int i = 0; i < n; ++i) {
+      if (ranks[i] < 0 || ranks[i] >= g.size) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " is not in the group");
+      if (drop[static_cast<size_t>(ranks[i])]++) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " listed twice");
+    }
+    std::vector<int32_t> m;
+    for (int i = 0; i < g.size; ++i)
+      if (!drop[static_cast<size_t>(i)]) m.push_back(g.world_of(i));
+    *newgroup = group_create(group_of(m));
+  });
+}
+
+XSIM_API int MPI_Group_translate_ranks(MPI_Group a, int n, const int ranks_a[], MPI_Group b, int ranks_b[]) {
+  return guarded("MPI_Group_translate_ranks", MPI_COMM_WORLD, [&] {
+    Group& ga = check_group(a);
+    Group& gb = check_group(b);
+    check_count(n);
+    for (int i = 0; i < n; ++i) {
+      if (ranks_a[i] == MPI_PROC_NULL) {
+        ranks_b[i] = MPI_PROC_NULL;
+        continue;
+      }
+      if (ranks_a[i] < 0 || ranks_a[i] >= ga.size) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks_a[i]) + " is not in the first group");
+      int r = gb.rank_of_world(ga.world_of(ranks_a[i]));
+      ranks_b[i] = r < 0 ? MPI_UNDEFINED : r;
+    }
+  });
+}
+
+XSIM_API int MPI_Group_compare(MPI_Group a, MPI_Group b, int* result) {
+  return guarded("MPI_Group_compare", MPI_COMM_WORLD, [&] {
+    std::vector<int32_t> ma = members_of(check_group(a)), mb = members_of(check_group(b));
+    if (ma == mb) {
+      *result = MPI_IDENT;
+      return;
+    }
+    std::sort(ma.begin(), ma.end());
+    std::sort(mb.begin(), mb.end());
+    *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
+  });
+}
+
+XSIM_API int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* out) {
+  return guarded("MPI_Group_union", MPI_COMM_WORLD, [&] {
+    Group& gb = check_group(b);
+    std::vector<int32_t> m = members_of(check_group(a));
+    Group ga_copy = group_of(m);
+    for (int i = 0; i < gb.size; ++i)
+      if (ga_copy.rank_of_world(gb.world_of(i)) < 0) m.push_back(gb.world_of(i));
+    *out = group_create(group_of(m));
+  });
+}
+
+XSIM_API int MPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* out) {
+  return guarded("MPI_Group_intersection", MPI_COMM_WORLD, [&] {
+    Group& ga = check_group(a);
+    Group& gb = check_group(b);
+    std::vector<int32_t> m;
+    for (int i = 0; i < ga.size; ++i)
+      if (gb.rank_of_world(ga.world_of(i)) >= 0) m.push_back(ga.world_of(i));
+    *out = group_create(group_of(m));
+  });
+}
+
+XSIM_API int MPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* out) {
+  return guarded("MPI_Group_difference", MPI_COMM_WORLD, [&] {
+    Group& ga = check_group(a);
+    Group& gb = check_group(b);
+    std::vector<int32_t> m;
+    for (int i = 0; i < ga.size; ++i)
+      if (gb.rank_of_world(ga.world_of(i)) < 0) m.push_back(ga.world_of(i));
+    *out = group_create(group_of(m));
+  });
+}
+
+XSIM_API int MPI_Group_free(MPI_Group* group) {
+  return guarded("MPI_Group_free", MPI_COMM_WORLD, [&] {
+    check_group(*group);
+    group_free(*group);
+    *group = MPI_GROUP_NULL;
+  });
+}
+
+// Packing needs no communicator in practice; the native MPI packs with MPI_COMM_SELF.
+XSIM_API int MPI_Pack(const void* in, int count, MPI_Datatype type, void* out, int outsize, int* pos, MPI_Comm comm) {
+  return guarded("MPI_Pack", comm, [&] {
+    check_comm(comm);
+    int rc = PMPI_Pack(in, count, type, out, outsize, pos, MPI_COMM_SELF);
+    if (rc != MPI_SUCCESS) fail(rc, "packing failed");
+  });
+}
+
+XSIM_API int MPI_Unpack(const void* in, int insize, int* pos, void* out, int count, MPI_Datatype type, MPI_Comm comm) {
+  return guarded("MPI_Unpack", comm, [&] {
+    check_comm(comm);
+    int rc = PMPI_Unpack(in, insize, pos, out, count, type, MPI_COMM_SELF);
+    if (rc != MPI_SUCCESS) fail(rc, "unpacking failed");
+  });
+}
+
+XSIM_API int MPI_Pack_size(int count, MPI_Datatype type, MPI_Comm comm, int* size) {
+  return guarded("MPI_Pack_size", comm, [&] {
+    check_comm(comm);
+    int rc = PMPI_Pack_size(count, type, MPI_COMM_SELF, size);
+    if (rc != MPI_SUCCESS) fail(rc, "MPI_Pack_size failed");
+  });
+}

@@ -1,0 +1,188 @@
+// MPI environment entry points: initialisation, time, process names, attributes, error handlers, and
+// xsim's own public C API (include/xsim.h).
+#include <cstdio>
+#include <cstring>
+
+#include "api_support.hpp"
+#include "options.hpp"
+#include "xsim.h"
+
+using namespace xsim;
+
+namespace {
+Engine& E() { return *g_engine; }
+int g_tag_ub = 0x7fffffff;
+int g_wtime_is_global = 1;
+int g_host = MPI_PROC_NULL;
+int g_io = MPI_ANY_SOURCE;
+int g_universe_size = 0;
+int g_appnum = 0;
+}  // namespace
+
+XSIM_API int MPI_Init(int* argc, char*** argv) {
+  (void)argc;
+  (void)argv;
+  return guarded("MPI_Init", MPI_COMM_WORLD, [&] {
+    Rank& r = E().current();
+    if (r.mpi_initialized) fail(MPI_ERR_OTHER, "MPI_Init called twice");
+    r.mpi_initialized = true;
+  });
+}
+
+XSIM_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  (void)argc;
+  (void)argv;
+  return guarded("MPI_Init_thread", MPI_COMM_WORLD, [&] {
+    Rank& r = E().current();
+    if (r.mpi_initialized) fail(MPI_ERR_OTHER, "MPI_Init_thread called twice");
+    r.mpi_initialized = true;
+    // Virtual ranks are fibers of one OS thread: at most MPI_THREAD_FUNNELED is honest.
+    *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+  });
+}
+
+XSIM_API int MPI_Query_thread(int* provided) {
+  *provided = MPI_THREAD_FUNNELED;
+  return MPI_SUCCESS;
+}
+
+XSIM_API int MPI_Is_thread_main(int* flag) {
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+XSIM_API int MPI_Initialized(int* flag) {
+  *flag = (g_engine && g_engine->in_rank() && g_engine->current().mpi_initialized) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+XSIM_API int MPI_Finalized(int* flag) {
+  *flag = (g_engine && g_engine->in_rank() && g_engine->current().mpi_finalized) ? 1 : 0;
+  return MPI_SUCCESS;
+}
+
+XSIM_API int MPI_Finalize(void) {
+  return guarded("MPI_Finalize", MPI_COMM_WORLD, [&] {
+    Rank& r = E().current();
+    if (!r.mpi_initialized) fail(MPI_ERR_OTHER, "MPI_Finalize called before MPI_Init");
+    if (r.mpi_finalized) fail(MPI_ERR_OTHER, "MPI_Finalize called twice");
+    r.mpi_finalized = true;
+  });
+}
+
+XSIM_API int MPI_Abort(MPI_Comm comm, int code) {
+  (void)comm;
+  if (!g_engine || !g_engine->in_rank()) {
+    std::fflush(nullptr);
+    return PMPI_Abort(MPI_COMM_WORLD, code);
+  }
+  E().mpi_enter();
+  Rank& r = E().current();
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "MPI_Abort called by rank %d with error code %d at virtual time %.9f s", r.world,
+                code, r.clock.seconds());
+  E().abort_simulation(code, buf);
+}
+
+XSIM_API double MPI_Wtime(void) {
+  if (!g_engine || !g_engine->in_rank()) return 0.0;
+  E().mpi_enter();
+  double t = E().current().clock.seconds();
+  E().mpi_leave();
+  return t;
+}
+
+XSIM_API double MPI_Wtick(void) { return 1e-12; }
+
+XSIM_API int MPI_Get_processor_name(char* name, int* resultlen) {
+  return guarded("MPI_Get_processor_name", MPI_COMM_WORLD, [&] {
+    // With the star network every virtual rank is a simulated node of its own.
+    int n = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "xsim-node%d", E().current().world);
+    *resultlen = n;
+  });
+}
+
+XSIM_API int MPI_Get_version(int* version, int* subversion) {
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+XSIM_API int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  return guarded("MPI_Comm_rank", comm, [&] { *rank = my_rank_in(check_comm(comm)); });
+}
+
+XSIM_API int MPI_Comm_size(MPI_Comm comm, int* size) {
+  return guarded("MPI_Comm_size", comm, [&] { *size = check_comm(comm).size; });
+}
+
+XSIM_API int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
+  return guarded("MPI_Comm_get_attr", comm, [&] {
+    check_comm(comm);
+    void** out = static_cast<void**>(value);
+    *flag = 1;
+    g_universe_size = static_cast<int>(E().world_size());
+    switch (keyval) {
+      case MPI_TAG_UB: *out = &g_tag_ub; break;
+      case MPI_WTIME_IS_GLOBAL: *out = &g_wtime_is_global; break;
+      case MPI_HOST: *out = &g_host; break;
+      case MPI_IO: *out = &g_io; break;
+      case MPI_UNIVERSE_SIZE: *out = &g_universe_size; break;
+      case MPI_APPNUM: *out = &g_appnum; break;
+      default:
+        fail(MPI_ERR_KEYVAL, "attribute keyval " + std::to_string(keyval) +
+                                 " is not supported yet (only the predefined attributes are)");
+    }
+  });
+}
+
+XSIM_API int MPI_Attr_get(MPI_Comm comm, int keyval, void* value, int* flag) {
+  return MPI_Comm_get_attr(comm, keyval, value, flag);
+}
+
+XSIM_API int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler e) {
+  return guarded("MPI_Comm_set_errhandler", comm, [&] {
+    check_comm(comm);
+    if (e != MPI_ERRORS_ARE_FATAL && e != MPI_ERRORS_RETURN)
+      fail(MPI_ERR_ARG, "only MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are supported as error handlers yet");
+    comm_set_errhandler(comm, e);
+  });
+}
+
+XSIM_API int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler e) { return MPI_Comm_set_errhandler(comm, e); }
+
+XSIM_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* e) {
+  return guarded("MPI_Comm_get_errhandler", comm, [&] {
+    check_comm(comm);
+    *e = comm_errhandler(comm);
+  });
+}
+
+XSIM_API int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* e) { return MPI_Comm_get_errhandler(comm, e); }
+
+XSIM_API int MPI_Errhandler_free(MPI_Errhandler* e) {
+  *e = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}
+
+XSIM_API int MPI_Pcontrol(const int level, ...) {
+  (void)level;
+  return MPI_SUCCESS;
+}
+
+// ---- xsim's public API --------------------------------------------------------------------------------
+
+XSIM_API const char* xsim_version(void) { return XSIM_VERSION_STRING; }
+
+XSIM_API int xsim_is_simulated(void) { return g_engine && g_engine->in_rank() ? 1 : 0; }
+
+XSIM_API int xsim_compute(double seconds) {
+  if (!g_engine || !g_engine->in_rank()) return -1;
+  if (!(seconds >= 0.0)) return -1;
+  E().mpi_enter();
+  E().charge_compute(SimTime::from_seconds(seconds));
+  E().mpi_leave();
+  return 0;
+}
+
+XSIM_API double xsim_time(void) { return MPI_Wtime(); }

@@ -1,0 +1,482 @@
+// MPI point-to-point entry points (blocking, nonblocking, completion, probe, buffered mode).
+#include <cstring>
+#include <vector>
+
+#include "api_support.hpp"
+#include "native/datatype.hpp"
+
+using namespace xsim;
+
+namespace {
+
+Engine& E() { return *g_engine; }
+
+void check_send(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm*& c) {
+  c = &check_comm(comm);
+  check_count(count);
+  check_type(type);
+  check_buffer(buf, count);
+  check_send_tag(tag);
+  check_peer(*c, dest, false);
+}
+
+void check_recv(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag, Comm*& c) {
+  c = &check_comm(comm);
+  check_count(count);
+  check_type(type);
+  check_buffer(buf, count);
+  check_recv_tag(tag);
+  check_peer(*c, source, true);
+}
+
+// Sends on the communicator's point-to-point context. Returns the request id of a synchronous send, or
+// -1 for an eager one.
+int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm& c, bool sync) {
+  if (dest == MPI_PROC_NULL) return -1;
+  int sync_req = sync ? E().new_send_request(false) : -1;
+  E().send(buf, count, type, c.world_of(dest), tag, c.p2p_ctx(), my_rank_in(c), sync_req);
+  return sync_req;
+}
+
+int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, Comm& c) {
+  if (source == MPI_PROC_NULL) return completed_null_request(true);
+  return E().post_recv(buf, count, type, source == MPI_ANY_SOURCE ? kAnySource : source,
+                       tag == MPI_ANY_TAG ? kAnyTag : tag, c.p2p_ctx());
+}
+
+// Completes request `id` (already complete or waited for), fills the status and frees it.
+int finish(int id, MPI_Status* st) {
+  Request& q = E().request(id);
+  fill_status(st, q);
+  int err = q.st_error;
+  E().release_request(id);
+  return err;
+}
+
+void wait_id(int id, const char* call, int peer, int tag, MPI_Comm comm) {
+  E().wait(id, BlockInfo{call, peer == MPI_ANY_SOURCE ? kAnySource : peer, tag == MPI_ANY_TAG ? kAnyTag : tag, comm});
+}
+
+int check_truncation(int err) {
+  if (err == MPI_ERR_TRUNCATE) fail(MPI_ERR_TRUNCATE, "message truncated: the receive buffer is smaller than the message");
+  return err;
+}
+
+void bsend_check(const void* buf, int count, MPI_Datatype type) {
+  (void)buf;
+  RankExtra& x = rank_extra();
+  uint64_t need = static_cast<uint64_t>(count) * native::type_size(type) + MPI_BSEND_OVERHEAD;
+  if (!x.bsend_buf || need > static_cast<uint64_t>(x.bsend_size))
+    fail(MPI_ERR_BUFFER, "MPI_Bsend needs " + std::to_string(need) + " bytes of attached buffer but " +
+                             std::to_string(x.bsend_buf ? x.bsend_size : 0) +
+                             " are attached (use MPI_Buffer_attach)");
+}
+
+// The comm a request belongs to is not kept; errors in completion calls use MPI_COMM_WORLD's handler.
+constexpr MPI_Comm kReqComm = MPI_COMM_WORLD;
+
+}  // namespace
+
+XSIM_API int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return guarded("MPI_Send", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    do_send(buf, count, type, dest, tag, *c, false);
+  });
+}
+
+XSIM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return guarded("MPI_Rsend", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    do_send(buf, count, type, dest, tag, *c, false);
+  });
+}
+
+XSIM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return guarded("MPI_Bsend", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    bsend_check(buf, count, type);
+    do_send(buf, count, type, dest, tag, *c, false);
+  });
+}
+
+XSIM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return guarded("MPI_Ssend", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    int id = do_send(buf, count, type, dest, tag, *c, true);
+    if (id >= 0) {
+      wait_id(id, "MPI_Ssend", dest, tag, comm);
+      E().release_request(id);
+    }
+  });
+}
+
+XSIM_API int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                       MPI_Request* req) {
+  return guarded("MPI_Isend", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    do_send(buf, count, type, dest, tag, *c, false);
+    *req = to_handle(E().new_send_request(true));
+  });
+}
+
+XSIM_API int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                        MPI_Request* req) {
+  return guarded("MPI_Irsend", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    do_send(buf, count, type, dest, tag, *c, false);
+    *req = to_handle(E().new_send_request(true));
+  });
+}
+
+XSIM_API int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                        MPI_Request* req) {
+  return guarded("MPI_Ibsend", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    bsend_check(buf, count, type);
+    do_send(buf, count, type, dest, tag, *c, false);
+    *req = to_handle(E().new_send_request(true));
+  });
+}
+
+XSIM_API int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                        MPI_Request* req) {
+  return guarded("MPI_Issend", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, tag, c);
+    int id = do_send(buf, count, type, dest, tag, *c, true);
+    *req = to_handle(id >= 0 ? id : E().new_send_request(true));
+  });
+}
+
+XSIM_API int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                      MPI_Status* status) {
+  return guarded("MPI_Recv", comm, [&] {
+    Comm* c;
+    check_recv(comm, buf, count, type, source, tag, c);
+    int id = do_irecv(buf, count, type, source, tag, *c);
+    wait_id(id, "MPI_Recv", source, tag, comm);
+    check_truncation(finish(id, status));
+  });
+}
+
+XSIM_API int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                       MPI_Request* req) {
+  return guarded("MPI_Irecv", comm, [&] {
+    Comm* c;
+    check_recv(comm, buf, count, type, source, tag, c);
+    *req = to_handle(do_irecv(buf, count, type, source, tag, *c));
+  });
+}
+
+XSIM_API int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf,
+                          int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, MPI_Status* status) {
+  return guarded("MPI_Sendrecv", comm, [&] {
+    Comm* c;
+    check_send(comm, sbuf, scount, stype, dest, stag, c);
+    check_recv(comm, rbuf, rcount, rtype, source, rtag, c);
+    int id = do_irecv(rbuf, rcount, rtype, source, rtag, *c);
+    do_send(sbuf, scount, stype, dest, stag, *c, false);
+    wait_id(id, "MPI_Sendrecv", source, rtag, comm);
+    check_truncation(finish(id, status));
+  });
+}
+
+XSIM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int stag, int source, int rtag,
+                                  MPI_Comm comm, MPI_Status* status) {
+  return guarded("MPI_Sendrecv_replace", comm, [&] {
+    Comm* c;
+    check_send(comm, buf, count, type, dest, stag, c);
+    check_recv(comm, buf, count, type, source, rtag, c);
+    do_send(buf, count, type, dest, stag, *c, false);  // eager: the data is copied before the receive
+    int id = do_irecv(buf, count, type, source, rtag, *c);
+    wait_id(id, "MPI_Sendrecv_replace", source, rtag, comm);
+    check_truncation(finish(id, status));
+  });
+}
+
+XSIM_API int MPI_Wait(MPI_Request* req, MPI_Status* status) {
+  return guarded("MPI_Wait", kReqComm, [&] {
+    int id = from_handle(*req);
+    if (id < 0) return empty_status(status);
+    Request& q = E().request(id);
+    wait_id(id, "MPI_Wait", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, MPI_COMM_NULL);
+    *req = MPI_REQUEST_NULL;
+    check_truncation(finish(id, status));
+  });
+}
+
+XSIM_API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
+  return guarded("MPI_Waitall", kReqComm, [&] {
+    check_count(n);
+    std::vector<int> ids(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    bool truncated = false;
+    for (int i = 0; i < n; ++i) {
+      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+      int id = ids[static_cast<size_t>(i)];
+      if (id < 0) {
+        empty_status(st);
+        continue;
+      }
+      Request& q = E().request(id);
+      wait_id(id, "MPI_Waitall", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, MPI_COMM_NULL);
+      reqs[i] = MPI_REQUEST_NULL;
+      if (finish(id, st) != MPI_SUCCESS) truncated = true;
+    }
+    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+  });
+}
+
+XSIM_API int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
+  return guarded("MPI_Waitany", kReqComm, [&] {
+    check_count(n);
+    std::vector<int> ids(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    int k = E().wait_any(n, ids.data(), BlockInfo{"MPI_Waitany", -3, kAnyTag, MPI_COMM_NULL});
+    if (k < 0) {
+      *index = MPI_UNDEFINED;
+      return empty_status(status);
+    }
+    *index = k;
+    reqs[k] = MPI_REQUEST_NULL;
+    check_truncation(finish(ids[static_cast<size_t>(k)], status));
+  });
+}
+
+XSIM_API int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return guarded("MPI_Waitsome", kReqComm, [&] {
+    check_count(n);
+    std::vector<int> ids(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    int k = E().wait_any(n, ids.data(), BlockInfo{"MPI_Waitsome", -3, kAnyTag, MPI_COMM_NULL});
+    if (k < 0) {
+      *outcount = MPI_UNDEFINED;
+      return;
+    }
+    int out = 0;
+    bool truncated = false;
+    for (int i = 0; i < n; ++i) {
+      int id = ids[static_cast<size_t>(i)];
+      if (id < 0 || !E().request(id).complete || E().request(id).completion > E().current().clock) continue;
+      indices[out] = i;
+      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[out];
+      reqs[i] = MPI_REQUEST_NULL;
+      if (finish(id, st) != MPI_SUCCESS) truncated = true;
+      ++out;
+    }
+    *outcount = out;
+    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+  });
+}
+
+XSIM_API int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
+  return guarded("MPI_Test", kReqComm, [&] {
+    int id = from_handle(*req);
+    if (id < 0) {
+      *flag = 1;
+      E().charge_poll();
+      return empty_status(status);
+    }
+    *flag = E().test(id) ? 1 : 0;
+    if (*flag) {
+      *req = MPI_REQUEST_NULL;
+      check_truncation(finish(id, status));
+    }
+  });
+}
+
+XSIM_API int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  return guarded("MPI_Testall", kReqComm, [&] {
+    check_count(n);
+    std::vector<int> ids(static_cast<size_t>(n));
+    bool all = true;
+    for (int i = 0; i < n; ++i) {
+      ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+      if (ids[static_cast<size_t>(i)] >= 0 && !E().request(ids[static_cast<size_t>(i)]).complete) all = false;
+    }
+    if (!all) {
+      E().refresh_arrivals();
+      all = true;
+      for (int id : ids)
+        if (id >= 0 && !E().request(id).complete) all = false;
+    }
+    E().charge_poll();
+    *flag = all ? 1 : 0;
+    if (!all) return;
+    bool truncated = false;
+    for (int i = 0; i < n; ++i) {
+      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+      int id = ids[static_cast<size_t>(i)];
+      if (id < 0) {
+        empty_status(st);
+        continue;
+      }
+      reqs[i] = MPI_REQUEST_NULL;
+      if (finish(id, st) != MPI_SUCCESS) truncated = true;
+    }
+    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+  });
+}
+
+XSIM_API int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  return guarded("MPI_Testany", kReqComm, [&] {
+    check_count(n);
+    std::vector<int> ids(static_cast<size_t>(n));
+    int active = 0;
+    for (int i = 0; i < n; ++i) {
+      ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+      if (ids[static_cast<size_t>(i)] >= 0) ++active;
+    }
+    E().refresh_arrivals();
+    E().charge_poll();
+    int best = -1;
+    for (int i = 0; i < n; ++i) {
+      int id = ids[static_cast<size_t>(i)];
+      if (id >= 0 && E().request(id).complete &&
+          (best < 0 || E().request(id).completion < E().request(ids[static_cast<size_t>(best)]).completion))
+        best = i;
+    }
+    if (active == 0) {
+      *flag = 1;
+      *index = MPI_UNDEFINED;
+      return empty_status(status);
+    }
+    if (best < 0) {
+      *flag = 0;
+      *index = MPI_UNDEFINED;
+      return;
+    }
+    *flag = 1;
+    *index = best;
+    reqs[best] = MPI_REQUEST_NULL;
+    check_truncation(finish(ids[static_cast<size_t>(best)], status));
+  });
+}
+
+XSIM_API int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+  return guarded("MPI_Testsome", kReqComm, [&] {
+    check_count(n);
+    std::vector<int> ids(static_cast<size_t>(n));
+    int active = 0;
+    for (int i = 0; i < n; ++i) {
+      ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+      if (ids[static_cast<size_t>(i)] >= 0) ++active;
+    }
+    E().refresh_arrivals();
+    E().charge_poll();
+    if (active == 0) {
+      *outcount = MPI_UNDEFINED;
+      return;
+    }
+    int out = 0;
+    bool truncated = false;
+    for (int i = 0; i < n; ++i) {
+      int id = ids[static_cast<size_t>(i)];
+      if (id < 0 || !E().request(id).complete) continue;
+      indices[out] = i;
+      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[out];
+      reqs[i] = MPI_REQUEST_NULL;
+      if (finish(id, st) != MPI_SUCCESS) truncated = true;
+      ++out;
+    }
+    *outcount = out;
+    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+  });
+}
+
+XSIM_API int MPI_Request_free(MPI_Request* req) {
+  return guarded("MPI_Request_free", kReqComm, [&] {
+    int id = from_handle(*req);
+    if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Request_free on MPI_REQUEST_NULL");
+    Request& q = E().request(id);
+    if (q.complete)
+      E().release_request(id);
+    else
+      q.user_freed = true;
+    *req = MPI_REQUEST_NULL;
+  });
+}
+
+XSIM_API int MPI_Cancel(MPI_Request* req) {
+  return guarded("MPI_Cancel", kReqComm, [&] {
+    int id = from_handle(*req);
+    if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Cancel on MPI_REQUEST_NULL");
+    E().cancel(id);  // sends are eager and cannot be cancelled: they complete normally
+  });
+}
+
+XSIM_API int MPI_Test_cancelled(const MPI_Status* status, int* flag) { return PMPI_Test_cancelled(status, flag); }
+
+XSIM_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  return guarded("MPI_Probe", comm, [&] {
+    Comm& c = check_comm(comm);
+    check_recv_tag(tag);
+    check_peer(c, source, true);
+    if (source == MPI_PROC_NULL) {
+      empty_status(status);
+      if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+      return;
+    }
+    Message* m = E().probe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
+                           c.p2p_ctx(), true, BlockInfo{"MPI_Probe", source, tag, comm});
+    fill_status_from_message(status, *m);
+  });
+}
+
+XSIM_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return guarded("MPI_Iprobe", comm, [&] {
+    Comm& c = check_comm(comm);
+    check_recv_tag(tag);
+    check_peer(c, source, true);
+    if (source == MPI_PROC_NULL) {
+      *flag = 1;
+      empty_status(status);
+      if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
+      return;
+    }
+    Message* m = E().probe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
+                           c.p2p_ctx(), false, BlockInfo{"MPI_Iprobe", source, tag, comm});
+    E().charge_poll();
+    *flag = m ? 1 : 0;
+    if (m) fill_status_from_message(status, *m);
+  });
+}
+
+XSIM_API int MPI_Buffer_attach(void* buf, int size) {
+  return guarded("MPI_Buffer_attach", MPI_COMM_WORLD, [&] {
+    RankExtra& x = rank_extra();
+    if (x.bsend_buf) fail(MPI_ERR_BUFFER, "a buffer is already attached (detach it first)");
+    if (size < 0) fail(MPI_ERR_ARG, "negative buffer size");
+    x.bsend_buf = buf;
+    x.bsend_size = size;
+  });
+}
+
+XSIM_API int MPI_Buffer_detach(void* buffer_addr, int* size) {
+  return guarded("MPI_Buffer_detach", MPI_COMM_WORLD, [&] {
+    RankExtra& x = rank_extra();
+    *static_cast<void**>(buffer_addr) = x.bsend_buf;
+    *size = x.bsend_size;
+    x.bsend_buf = nullptr;
+    x.bsend_size = 0;
+  });
+}
+
+XSIM_API int MPI_Get_count(const MPI_Status* status, MPI_Datatype type, int* count) {
+  return PMPI_Get_count(status, type, count);
+}
+
+XSIM_API int MPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* count) {
+  return PMPI_Get_elements(status, type, count);
+}
+
+XSIM_API int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
+  return PMPI_Get_elements_x(status, type, count);
+}

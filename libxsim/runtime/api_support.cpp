@@ -1,0 +1,145 @@
+#include "api_support.hpp"
+
+#include <cstdio>
+
+#include "native/datatype.hpp"
+#include "native/exchange.hpp"
+
+namespace xsim {
+
+namespace {
+constexpr uint32_t kRequestKind = 0xac000000u;  // looks like an MPICH "direct" request handle
+constexpr uint32_t kRequestMask = 0x03ffffffu;
+}  // namespace
+
+void fail(int code, std::string what) { throw MpiErr{code, std::move(what)}; }
+
+int error_outside_simulation(const char* name) {
+  std::fprintf(stderr,
+               "xsim: %s called outside a virtual rank (before the simulation started, after it ended, or from "
+               "a thread the application created); xsim supports MPI calls from the rank's own thread only\n",
+               name);
+  return MPI_ERR_OTHER;
+}
+
+int route_error(const char* name, MPI_Comm comm, int code, const std::string& what) {
+  Engine& e = *g_engine;
+  Rank& r = e.current();
+  MPI_Errhandler h = comm_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm);
+  if (h == MPI_ERRORS_RETURN) return code;
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  PMPI_Error_string(code, text, &len);
+  e.abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " +
+                            std::to_string(r.clock.seconds()) + " s: " + name + ": " + what + " (" + text +
+                            "); the error handler is MPI_ERRORS_ARE_FATAL");
+}
+
+Comm& check_comm(MPI_Comm c) {
+  if (c == MPI_COMM_NULL) fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
+  Comm* p = comm_lookup(c);
+  if (!p) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "invalid communicator handle 0x%08x", static_cast<unsigned>(c));
+    fail(MPI_ERR_COMM, buf);
+  }
+  return *p;
+}
+
+void check_count(int count) {
+  if (count < 0) fail(MPI_ERR_COUNT, "negative count " + std::to_string(count));
+}
+
+void check_type(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
+}
+
+void check_buffer(const void* buf, int count) {
+  if (buf == nullptr && count > 0 && buf != MPI_BOTTOM)
+    fail(MPI_ERR_BUFFER, "null buffer with count " + std::to_string(count));
+}
+
+void check_send_tag(int tag) {
+  if (tag < 0 || tag > 0x7fffffff) fail(MPI_ERR_TAG, "invalid tag " + std::to_string(tag) + " (must be 0..MPI_TAG_UB)");
+}
+
+void check_recv_tag(int tag) {
+  if (tag != MPI_ANY_TAG && tag < 0)
+    fail(MPI_ERR_TAG, "invalid tag " + std::to_string(tag) + " (must be MPI_ANY_TAG or 0..MPI_TAG_UB)");
+}
+
+void check_peer(const Comm& c, int peer, bool any_ok) {
+  if (peer == MPI_PROC_NULL) return;
+  if (any_ok && peer == MPI_ANY_SOURCE) return;
+  if (peer < 0 || peer >= c.size)
+    fail(MPI_ERR_RANK, "invalid rank " + std::to_string(peer) + " (" + describe_comm(c.handle) + " has " +
+                           std::to_string(c.size) + " ranks)");
+}
+
+int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current().world); }
+
+MPI_Request to_handle(int id) { return static_cast<MPI_Request>(kRequestKind | static_cast<uint32_t>(id)); }
+
+int from_handle(MPI_Request h) {
+  if (h == MPI_REQUEST_NULL) return -1;
+  uint32_t u = static_cast<uint32_t>(h);
+  int id = static_cast<int>(u & kRequestMask);
+  if ((u & ~kRequestMask) != kRequestKind || !g_engine->valid_request(id)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "invalid request handle 0x%08x", u);
+    fail(MPI_ERR_REQUEST, buf);
+  }
+  return id;
+}
+
+int completed_null_request(bool is_recv) {
+  int id = g_engine->new_send_request(true);
+  Request& q = g_engine->request(id);
+  if (is_recv) {
+    q.kind = Request::Kind::Recv;
+    q.st_source = MPI_PROC_NULL;
+    q.st_tag = MPI_ANY_TAG;
+  }
+  return id;
+}
+
+void fill_status(MPI_Status* st, const Request& q) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = q.st_source;
+  st->MPI_TAG = q.st_tag;
+  st->MPI_ERROR = q.st_error;
+  native::set_status_count(st, q.st_bytes, q.cancelled);
+}
+
+void fill_status_from_message(MPI_Status* st, const Message& m) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = m.src_in_comm;
+  st->MPI_TAG = m.tag;
+  st->MPI_ERROR = MPI_SUCCESS;
+  native::set_status_count(st, m.bytes, false);
+}
+
+void empty_status(MPI_Status* st) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
+  native::set_status_count(st, 0, false);
+}
+
+}  // namespace xsim
+
+// Called by the generated stubs (unsupported.c) for every MPI function xsim does not implement yet.
+extern "C" __attribute__((noreturn)) void xsim_unsupported(const char* name) {
+  std::fflush(stdout);
+  if (xsim::g_engine && xsim::g_engine->in_rank()) {
+    xsim::Rank& r = xsim::g_engine->current();
+    std::fprintf(stderr,
+                 "xsim: %s is not supported by xsim yet (called by rank %d at virtual time %.9f s); "
+                 "docs/mpi-support.md lists what is\n",
+                 name, r.world, r.clock.seconds());
+  } else {
+    std::fprintf(stderr, "xsim: %s is not supported by xsim yet; docs/mpi-support.md lists what is\n", name);
+  }
+  xsim::native::abort_all(1);
+}

@@ -1,0 +1,66 @@
+// Shared machinery of the MPI entry points: the call guard (compute-clock accounting, error routing to the
+// communicator's error handler), argument checks, handle conversion for requests, and status filling.
+// Layer: libxsim/runtime (api side). Used only by the api_*.cpp files; runs on rank fibers.
+#pragma once
+#include <mpi.h>
+
+#include <string>
+
+#include "comm.hpp"
+#include "engine.hpp"
+
+#define XSIM_API extern "C" __attribute__((visibility("default")))
+
+namespace xsim {
+
+// An MPI usage error detected inside an entry point: routed once to the communicator's error handler.
+struct MpiErr {
+  int code;
+  std::string what;
+};
+[[noreturn]] void fail(int code, std::string what);
+
+// Runs `body` as MPI function `name` on behalf of the current rank: stops the compute clock on entry,
+// restarts it on exit, and turns MpiErr/native errors into the handler's action.
+template <class F>
+int guarded(const char* name, MPI_Comm comm, F&& body);
+int error_outside_simulation(const char* name);
+int route_error(const char* name, MPI_Comm comm, int code, const std::string& what);
+
+template <class F>
+int guarded(const char* name, MPI_Comm comm, F&& body) {
+  Engine* e = g_engine;
+  if (!e || !e->in_rank()) return error_outside_simulation(name);
+  e->mpi_enter();
+  int rc = MPI_SUCCESS;
+  try {
+    body();
+  } catch (const MpiErr& err) {
+    rc = route_error(name, comm, err.code, err.what);
+  }
+  e->mpi_leave();
+  return rc;
+}
+
+// Checks shared by many entry points (each throws MpiErr with a precise message).
+Comm& check_comm(MPI_Comm c);
+void check_count(int count);
+void check_type(MPI_Datatype t);
+void check_buffer(const void* buf, int count);
+void check_send_tag(int tag);
+void check_recv_tag(int tag);
+// Checks a peer rank (allowing MPI_PROC_NULL, and MPI_ANY_SOURCE when `any_ok`).
+void check_peer(const Comm& c, int peer, bool any_ok);
+int my_rank_in(const Comm& c);
+
+// Request handles as the application sees them.
+MPI_Request to_handle(int id);
+int from_handle(MPI_Request h);  // -1 for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST when invalid
+// A request that is already complete (MPI_PROC_NULL operations).
+int completed_null_request(bool is_recv);
+
+void fill_status(MPI_Status* st, const Request& q);
+void fill_status_from_message(MPI_Status* st, const Message& m);
+void empty_status(MPI_Status* st);
+
+}  // namespace xsim

@@ -1,0 +1,696 @@
+#include "engine.hpp"
+
+#include <cxxabi.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <new>
+
+#include "native/datatype.hpp"
+#include "native/exchange.hpp"
+#include "options.hpp"
+
+namespace xsim {
+
+Engine* g_engine = nullptr;
+
+// Defined by the API layer: a communicator's name for reports ("MPI_COMM_WORLD", "comm 0x84000002").
+std::string describe_comm(MPI_Comm c);
+
+constexpr int kDeadlockExitCode = 3;
+
+Message* Message::create(uint64_t bytes) {
+  void* p = std::malloc(sizeof(Message) + bytes);
+  if (!p) throw std::bad_alloc();
+  return static_cast<Message*>(p);
+}
+void Message::destroy(Message* m) { std::free(m); }
+
+namespace {
+
+// Arrival order: earliest t_arrive first; ties by lowest source, then send order (DESIGN.md §2).
+struct LaterArrival {
+  bool operator()(const Message* a, const Message* b) const {
+    if (a->t_arrive != b->t_arrive) return a->t_arrive > b->t_arrive;
+    if (a->src != b->src) return a->src > b->src;
+    return a->seq > b->seq;
+  }
+};
+
+struct PoolStack {
+  StackPool* pool;
+  size_t index;
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc;
+    sc.size = pool->usable_size();
+    sc.sp = pool->top(index);
+    return sc;
+  }
+  void deallocate(boost::context::stack_context&) noexcept {}  // the engine releases the pages
+};
+
+// A fiber that ended through exit() can never be resumed or unwound: its continuation object is dropped
+// here without running its destructor (which would try to unwind the abandoned application stack).
+void forget(boost::context::fiber&& f) {
+  alignas(boost::context::fiber) static unsigned char grave[sizeof(boost::context::fiber)];
+  new (grave) boost::context::fiber(std::move(f));
+}
+
+bool matches(const Request& q, const Message* m) {
+  return q.ctx == m->ctx && (q.source == kAnySource || q.source == m->src_in_comm) &&
+         (q.tag == kAnyTag || q.tag == m->tag);
+}
+
+int64_t ack_token(int id, uint32_t gen) { return (static_cast<int64_t>(id) << 32) | gen; }
+
+}  // namespace
+
+Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
+               int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp)
+    : opt_(opt), net_(std::move(net)), cpu_(std::move(cpu)), host_timing_(cpu_->uses_host_time()), proc_(proc),
+      nprocs_(nprocs), nranks_(opt.np > 0 ? opt.np : nprocs), app_main_(app_main), argc_(argc), argv_(argv),
+      envp_(envp) {
+  first_local_ = first_rank_of(proc_);
+  int64_t nlocal = first_rank_of(proc_ + 1) - first_local_;
+  ranks_.resize(static_cast<size_t>(nlocal));
+  stacks_ = std::make_unique<StackPool>(static_cast<size_t>(nlocal), opt.stack_size);
+  if (nprocs_ > 1) {
+    lookahead_ = net_->min_latency();
+    exchange_ = std::make_unique<native::Exchange>(nprocs_);
+  }
+  if (net_->min_latency() <= SimTime::zero())
+    throw std::runtime_error("the network's minimum latency must be positive");
+  heap_.reserve(static_cast<size_t>(nlocal) + 16);
+  for (int64_t i = 0; i < nlocal; ++i) {
+    Rank& r = ranks_[static_cast<size_t>(i)];
+    r.world = static_cast<int32_t>(first_local_ + i);
+    r.index = static_cast<int32_t>(i);
+    enqueue(r, SimTime::zero());
+  }
+  unfinished_local_ = nlocal;
+}
+
+Engine::~Engine() {
+  for (Rank& r : ranks_) {
+    for (Message* m : r.arrivals) Message::destroy(m);
+    for (Message* m : r.unexpected) Message::destroy(m);
+    if (r.fiber) forget(std::move(r.fiber));  // never unwind application stacks at teardown
+  }
+}
+
+int64_t Engine::now_ns() const {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// ----------------------------------------------------------------------------------------------------
+// Scheduler
+
+void Engine::enqueue(Rank& r, SimTime key) {
+  r.queued = true;
+  r.queue_key = key;
+  ++r.queue_gen;
+  heap_.push_back({key.ps(), r.index, r.queue_gen});
+  std::push_heap(heap_.begin(), heap_.end(), [](const HeapEntry& a, const HeapEntry& b) {
+    return a.key != b.key ? a.key > b.key : a.index > b.index;
+  });
+}
+
+void Engine::clean_heap_top() {
+  auto later = [](const HeapEntry& a, const HeapEntry& b) {
+    return a.key != b.key ? a.key > b.key : a.index > b.index;
+  };
+  while (!heap_.empty()) {
+    const HeapEntry& e = heap_.front();
+    const Rank& r = ranks_[static_cast<size_t>(e.index)];
+    if (r.queued && r.queue_gen == e.gen) return;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    heap_.pop_back();
+  }
+}
+
+bool Engine::heap_has_earlier(const Rank& r) {
+  clean_heap_top();
+  if (heap_.empty()) return false;
+  const HeapEntry& e = heap_.front();
+  return e.key < r.clock.ps() || (e.key == r.clock.ps() && e.index < r.index);
+}
+
+SimTime Engine::local_next_key() {
+  clean_heap_top();
+  return heap_.empty() ? SimTime::infinity() : SimTime::from_ps(heap_.front().key);
+}
+
+void Engine::run_window(SimTime window_end) {
+  window_end_ = window_end;
+  auto later = [](const HeapEntry& a, const HeapEntry& b) {
+    return a.key != b.key ? a.key > b.key : a.index > b.index;
+  };
+  for (;;) {
+    clean_heap_top();
+    if (heap_.empty() || heap_.front().key >= window_end.ps()) break;
+    HeapEntry e = heap_.front();
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    heap_.pop_back();
+    Rank& r = ranks_[static_cast<size_t>(e.index)];
+    r.queued = false;
+    SimTime key = SimTime::from_ps(e.key);
+    if (r.clock < key) r.clock = key;  // a blocked rank sits idle until its next arrival
+    resume(r);
+  }
+}
+
+void Engine::resume(Rank& r) {
+  current_ = &r;
+  ++switches_;
+  if (r.state == RankState::NotStarted) {
+    start_fiber(r);
+  } else {
+    r.state = RankState::Running;
+    r.fiber = std::move(r.fiber).resume();
+  }
+  current_ = nullptr;
+  check_canary(r);
+  if (r.state == RankState::Done) {
+    if (r.exited_via_exit) forget(std::move(r.fiber));
+    r.fiber = boost::context::fiber();
+    stacks_->release(static_cast<size_t>(r.index));
+  }
+}
+
+void Engine::switch_to_scheduler() { scheduler_ = std::move(scheduler_).resume(); }
+
+void Engine::start_fiber(Rank& r) {
+  r.state = RankState::Running;
+  stacks_->write_canary(static_cast<size_t>(r.index));
+  r.fiber = boost::context::fiber(
+      std::allocator_arg, PoolStack{stacks_.get(), static_cast<size_t>(r.index)},
+      [this, &r](boost::context::fiber&& sched) {
+        scheduler_ = std::move(sched);
+        // Each rank gets its own argv, on its own stack.
+        size_t total = 0;
+        for (int i = 0; i < argc_; ++i) total += std::strlen(argv_[i]) + 1;
+        char* strings = static_cast<char*>(__builtin_alloca(total + 1));
+        char** av = static_cast<char**>(__builtin_alloca(sizeof(char*) * static_cast<size_t>(argc_ + 1)));
+        for (int i = 0; i < argc_; ++i) {
+          size_t n = std::strlen(argv_[i]) + 1;
+          std::memcpy(strings, argv_[i], n);
+          av[i] = strings;
+          strings += n;
+        }
+        av[argc_] = nullptr;
+        if (host_timing_) r.host_resume_ns = now_ns();
+        int code = app_main_(argc_, av, envp_);
+        finish_rank(r, code);
+        return std::move(scheduler_);
+      });
+  r.fiber = std::move(r.fiber).resume();
+}
+
+void Engine::check_canary(Rank& r) {
+  if (!stacks_->canary_intact(static_cast<size_t>(r.index))) {
+    std::fprintf(stderr,
+                 "xsim: stack overflow in rank %d (stack size %zu KiB): the rank wrote below the end of its "
+                 "stack. Raise it with -xsim-stack SIZE (e.g. -xsim-stack %zuK) or XSIM_STACK.\n",
+                 r.world, stacks_->stack_size() >> 10, (stacks_->stack_size() >> 10) * 4);
+    native::abort_all(1);
+  }
+}
+
+void Engine::finish_rank(Rank& r, int code) {
+  r.state = RankState::Done;
+  r.exit_code = code;
+  r.finish_time = r.clock;
+  --unfinished_local_;
+  for (Message* m : r.arrivals) Message::destroy(m);
+  for (Message* m : r.unexpected) Message::destroy(m);
+  r.arrivals.clear();
+  r.arrivals.shrink_to_fit();
+  r.unexpected.clear();
+  r.unexpected.shrink_to_fit();
+  r.recent.clear();
+  r.recent.shrink_to_fit();
+}
+
+void Engine::rank_exit(int code) {
+  Rank& r = *current_;
+  r.exited_via_exit = true;
+  finish_rank(r, code);
+  switch_to_scheduler();
+  __builtin_unreachable();
+}
+
+void Engine::abort_simulation(int code, const std::string& why) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "xsim: %s\n", why.c_str());
+  native::abort_all(code);
+}
+
+long Engine::rank_of_stack_address(const void* addr) const { return stacks_->slot_of(addr); }
+
+// ----------------------------------------------------------------------------------------------------
+// Time
+
+void Engine::mpi_enter() {
+  Rank& r = *current_;
+  if (r.mpi_depth++ > 0) return;
+  if (host_timing_) {
+    int64_t now = now_ns();
+    SimTime c = cpu_->compute_time(now - r.host_resume_ns);
+    r.clock += c;
+    r.stats.compute += c;
+  }
+  r.mpi_entry_clock = r.clock;
+}
+
+void Engine::mpi_leave() {
+  Rank& r = *current_;
+  if (--r.mpi_depth > 0) return;
+  r.stats.mpi += r.clock - r.mpi_entry_clock;
+  if (host_timing_) r.host_resume_ns = now_ns();
+}
+
+void Engine::charge_compute(SimTime t) {
+  Rank& r = *current_;
+  r.clock += t;
+  r.stats.compute += t;
+  r.mpi_entry_clock += t;  // not MPI time
+}
+
+void Engine::charge_poll() { current_->clock += opt_.poll_cost; }
+
+void Engine::yield_if_ahead() {
+  Rank& r = *current_;
+  if (r.clock >= window_end_ || heap_has_earlier(r)) {
+    r.state = RankState::Runnable;
+    enqueue(r, r.clock);
+    switch_to_scheduler();
+  }
+}
+
+void Engine::block(const BlockInfo& why) {
+  Rank& r = *current_;
+  r.block = why;
+  r.state = RankState::Blocked;
+  if (!r.arrivals.empty()) enqueue(r, r.arrivals.front()->t_arrive);
+  switch_to_scheduler();
+  if (deadlock_reporting_) {
+    print_stack_of_current();
+    switch_to_scheduler();
+  }
+}
+
+// ----------------------------------------------------------------------------------------------------
+// Messages
+
+SimTime Engine::fifo_arrival(Rank& r, int32_t dst, SimTime t) {
+  // Messages between one pair never overtake each other. Only sends whose arrival is later than anything
+  // a new send could achieve (now + minimum latency) are remembered, so the list stays tiny.
+  SimTime horizon = r.clock + net_->min_latency();
+  auto& rec = r.recent;
+  size_t k = 0;
+  for (size_t i = 0; i < rec.size(); ++i) {
+    if (rec[i].t_arrive <= horizon) continue;
+    if (rec[i].dst == dst && rec[i].t_arrive > t) t = rec[i].t_arrive;
+    rec[k++] = rec[i];
+  }
+  rec.resize(k);
+  if (t > horizon) rec.push_back({dst, t});
+  return t;
+}
+
+void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx,
+                  int src_in_comm, int sync_req) {
+  Rank& r = *current_;
+  uint64_t bytes = count > 0 ? native::type_size(type) * static_cast<uint64_t>(count) : 0;
+  Message* m = Message::create(bytes);
+  if (bytes) native::pack(buf, count, type, m->payload());
+  SimTime latency = net_->message_latency(r.world, static_cast<int>(dst), bytes);
+  m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
+  m->seq = r.send_seq++;
+  m->ctx = ctx;
+  m->bytes = bytes;
+  m->ack_token = sync_req >= 0 ? ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen) : -1;
+  m->src = r.world;
+  m->dst = static_cast<int32_t>(dst);
+  m->src_in_comm = src_in_comm;
+  m->tag = tag;
+  m->kind = Message::kData;
+  m->pad_ = 0;
+  ++r.stats.messages;
+  r.stats.bytes += bytes;
+  route(m);
+}
+
+void Engine::send_ack(Rank& r, Message* m, SimTime when) {
+  Message* a = Message::create(0);
+  a->t_arrive = when + net_->message_latency(r.world, m->src, 0);
+  a->seq = r.send_seq++;
+  a->ctx = m->ctx;
+  a->bytes = 0;
+  a->ack_token = m->ack_token;
+  a->src = r.world;
+  a->dst = m->src;
+  a->src_in_comm = -1;
+  a->tag = 0;
+  a->kind = Message::kAck;
+  a->pad_ = 0;
+  route(a);
+}
+
+void Engine::route(Message* m) {
+  ++messages_total_;
+  int p = owner_of(m->dst);
+  if (p == proc_) {
+    deliver_local(m);
+    return;
+  }
+  std::vector<char>& out = exchange_->outbox(p);
+  size_t at = out.size();
+  out.resize(at + sizeof(Message) + m->bytes);
+  std::memcpy(out.data() + at, m, sizeof(Message) + m->bytes);
+  if (m->t_arrive < out_min_) out_min_ = m->t_arrive;
+  Message::destroy(m);
+}
+
+void Engine::deliver_local(Message* m) {
+  Rank& d = ranks_[static_cast<size_t>(m->dst - first_local_)];
+  if (d.state == RankState::Done) {  // nobody will ever receive it
+    Message::destroy(m);
+    return;
+  }
+  d.arrivals.push_back(m);
+  std::push_heap(d.arrivals.begin(), d.arrivals.end(), LaterArrival{});
+  if (d.state == RankState::Blocked && (!d.queued || m->t_arrive < d.queue_key)) enqueue(d, m->t_arrive);
+}
+
+void Engine::process_arrivals(Rank& r, SimTime upto) {
+  while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
+    std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
+    Message* m = r.arrivals.back();
+    r.arrivals.pop_back();
+    if (m->kind == Message::kAck) {
+      int id = static_cast<int>(m->ack_token >> 32);
+      uint32_t gen = static_cast<uint32_t>(m->ack_token & 0xffffffff);
+      if (valid_request(id) && requests_[static_cast<size_t>(id)].gen == gen) {
+        Request& q = requests_[static_cast<size_t>(id)];
+        q.complete = true;
+        q.completion = m->t_arrive;
+        if (q.user_freed) release_request(id);
+      }
+      Message::destroy(m);
+      continue;
+    }
+    bool matched = false;
+    for (size_t i = 0; i < r.posted.size(); ++i) {
+      int id = r.posted[i];
+      Request& q = requests_[static_cast<size_t>(id)];
+      if (matches(q, m)) {
+        r.posted.erase(r.posted.begin() + static_cast<long>(i));
+        match_recv(r, q, m, m->t_arrive);
+        if (q.user_freed) release_request(id);
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) r.unexpected.push_back(m);
+  }
+}
+
+void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
+  uint64_t capacity = q.count > 0 ? native::type_size(q.type) * static_cast<uint64_t>(q.count) : 0;
+  uint64_t n = m->bytes;
+  if (n > capacity) {
+    n = capacity;
+    q.st_error = MPI_ERR_TRUNCATE;
+  }
+  if (n) native::unpack(m->payload(), n, q.buf, q.count, q.type);
+  q.st_source = m->src_in_comm;
+  q.st_tag = m->tag;
+  q.st_bytes = n;
+  q.complete = true;
+  q.completion = when;
+  if (m->ack_token >= 0) send_ack(r, m, when);
+  Message::destroy(m);
+}
+
+// ----------------------------------------------------------------------------------------------------
+// Requests
+
+int Engine::new_send_request(bool complete) {
+  int id;
+  if (!free_requests_.empty()) {
+    id = free_requests_.back();
+    free_requests_.pop_back();
+  } else {
+    id = static_cast<int>(requests_.size());
+    requests_.emplace_back();
+  }
+  Request& q = requests_[static_cast<size_t>(id)];
+  uint32_t gen = q.gen;
+  q = Request{};
+  q.gen = gen;
+  q.kind = Request::Kind::Send;
+  q.owner = current_ ? current_->index : -1;
+  q.complete = complete;
+  q.completion = current_ ? current_->clock : SimTime::zero();
+  return id;
+}
+
+void Engine::release_request(int id) {
+  Request& q = requests_[static_cast<size_t>(id)];
+  q.kind = Request::Kind::Free;
+  ++q.gen;
+  free_requests_.push_back(id);
+}
+
+int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx) {
+  yield_if_ahead();
+  Rank& r = *current_;
+  process_arrivals(r, r.clock);
+  int id = new_send_request(false);
+  Request& q = requests_[static_cast<size_t>(id)];
+  q.kind = Request::Kind::Recv;
+  q.buf = buf;
+  q.count = count;
+  q.type = type;
+  q.source = source;
+  q.tag = tag;
+  q.ctx = ctx;
+  for (size_t i = 0; i < r.unexpected.size(); ++i) {
+    Message* m = r.unexpected[i];
+    if (matches(q, m)) {
+      r.unexpected.erase(r.unexpected.begin() + static_cast<long>(i));
+      match_recv(r, q, m, r.clock);
+      return id;
+    }
+  }
+  r.posted.push_back(id);
+  return id;
+}
+
+void Engine::wait(int id, const BlockInfo& why) {
+  Rank& r = *current_;
+  Request& q = requests_[static_cast<size_t>(id)];
+  if (!q.complete) {
+    yield_if_ahead();
+    for (;;) {
+      process_arrivals(r, r.clock);
+      if (q.complete) break;
+      block(why);
+    }
+  }
+  if (r.clock < q.completion) r.clock = q.completion;
+}
+
+int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
+  Rank& r = *current_;
+  bool yielded = false;
+  for (;;) {
+    int best = -1, any = 0;
+    for (int i = 0; i < n; ++i) {
+      if (ids[i] < 0) continue;
+      ++any;
+      const Request& q = requests_[static_cast<size_t>(ids[i])];
+      if (q.complete && (best < 0 || q.completion < requests_[static_cast<size_t>(ids[best])].completion))
+        best = i;
+    }
+    if (any == 0) return -1;
+    if (best >= 0) {
+      const Request& q = requests_[static_cast<size_t>(ids[best])];
+      if (r.clock < q.completion) r.clock = q.completion;
+      return best;
+    }
+    if (!yielded) {
+      yield_if_ahead();
+      yielded = true;
+      process_arrivals(r, r.clock);
+      continue;
+    }
+    block(why);
+    process_arrivals(r, r.clock);
+  }
+}
+
+bool Engine::test(int id) {
+  Rank& r = *current_;
+  Request& q = requests_[static_cast<size_t>(id)];
+  if (!q.complete) {
+    yield_if_ahead();
+    process_arrivals(r, r.clock);
+  }
+  bool done = q.complete;
+  charge_poll();
+  return done;
+}
+
+void Engine::refresh_arrivals() {
+  yield_if_ahead();
+  process_arrivals(*current_, current_->clock);
+}
+
+bool Engine::cancel(int id) {
+  Rank& r = *current_;
+  Request& q = requests_[static_cast<size_t>(id)];
+  if (q.kind != Request::Kind::Recv || q.complete) return false;
+  auto it = std::find(r.posted.begin(), r.posted.end(), id);
+  if (it != r.posted.end()) r.posted.erase(it);
+  q.complete = true;
+  q.cancelled = true;
+  q.completion = r.clock;
+  q.st_source = MPI_ANY_SOURCE;
+  q.st_tag = MPI_ANY_TAG;
+  return true;
+}
+
+Message* Engine::probe(int source, int tag, uint64_t ctx, bool blocking, const BlockInfo& why) {
+  Rank& r = *current_;
+  yield_if_ahead();
+  Request pattern;
+  pattern.source = source;
+  pattern.tag = tag;
+  pattern.ctx = ctx;
+  for (;;) {
+    process_arrivals(r, r.clock);
+    for (Message* m : r.unexpected)
+      if (matches(pattern, m)) return m;
+    if (!blocking) return nullptr;
+    block(why);
+  }
+}
+
+// ----------------------------------------------------------------------------------------------------
+// The run
+
+int Engine::run() {
+  g_engine = this;
+  wall_start_ = static_cast<double>(now_ns()) * 1e-9;
+  int64_t unfinished_total = 0;
+  if (nprocs_ == 1) {
+    run_window(SimTime::infinity());
+    unfinished_total = unfinished_local_;
+  } else {
+    SimTime w = SimTime::zero();
+    std::vector<char> inbox;
+    for (;;) {
+      SimTime end = (SimTime::infinity() - w) > lookahead_ ? w + lookahead_ : SimTime::infinity();
+      run_window(end);
+      ++windows_;
+      SimTime next = min(local_next_key(), out_min_);
+      out_min_ = SimTime::infinity();
+      native::Exchange::Result res = exchange_->exchange(next.ps(), unfinished_local_, inbox);
+      for (size_t at = 0; at < inbox.size();) {
+        Message hdr;
+        std::memcpy(&hdr, inbox.data() + at, sizeof(Message));
+        Message* m = Message::create(hdr.bytes);
+        std::memcpy(m, inbox.data() + at, sizeof(Message) + hdr.bytes);
+        at += sizeof(Message) + hdr.bytes;
+        deliver_local(m);
+      }
+      unfinished_total = res.unfinished;
+      if (res.unfinished == 0 || res.next_event_ps == SimTime::infinity().ps()) break;
+      w = SimTime::from_ps(res.next_event_ps);
+    }
+  }
+  if (unfinished_total > 0) return report_deadlock(unfinished_total);
+  return 0;
+}
+
+void Engine::print_stack_of_current() {
+  unw_context_t uc;
+  unw_cursor_t cur;
+  unw_getcontext(&uc);
+  unw_init_local(&cur, &uc);
+  bool started = false;
+  int shown = 0;
+  while (unw_step(&cur) > 0 && shown < 16) {
+    unw_word_t ip = 0, off = 0;
+    char name[512];
+    unw_get_reg(&cur, UNW_REG_IP, &ip);
+    if (unw_get_proc_name(&cur, name, sizeof name, &off) != 0) std::strcpy(name, "??");
+    std::string shown_name = name;
+    int status = 0;
+    char* dem = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    if (status == 0 && dem) shown_name = dem;
+    std::free(dem);
+    if (!started) {  // skip the simulator's own frames: start at the application's MPI call
+      if (std::strncmp(name, "MPI_", 4) == 0 || std::strncmp(name, "mpi_", 4) == 0 ||
+          std::strncmp(name, "PMPI_", 5) == 0)
+        started = true;
+      else
+        continue;
+    }
+    if (shown_name.find("xsim::Engine::start_fiber") != std::string::npos) break;
+    std::fprintf(stderr, "xsim:       #%d 0x%012lx %s+0x%lx\n", shown, static_cast<unsigned long>(ip),
+                 shown_name.c_str(), static_cast<unsigned long>(off));
+    ++shown;
+  }
+}
+
+int Engine::report_deadlock(int64_t unfinished_total) {
+  std::fflush(stdout);
+  if (proc_ == 0)
+    std::fprintf(stderr,
+                 "xsim: deadlock: no virtual rank can make progress and no message is in flight; %lld of %lld "
+                 "ranks have not finished:\n",
+                 static_cast<long long>(unfinished_total), static_cast<long long>(nranks_));
+  deadlock_reporting_ = true;
+  int shown = 0;
+  std::map<std::string, int64_t> rest;
+  for (Rank& r : ranks_) {
+    if (r.state == RankState::Done) continue;
+    std::string peer = r.block.peer == kAnySource ? "MPI_ANY_SOURCE"
+                       : r.block.peer == -3       ? "several"
+                                                  : std::to_string(r.block.peer);
+    std::string tag = r.block.tag == kAnyTag ? "MPI_ANY_TAG" : std::to_string(r.block.tag);
+    if (r.state != RankState::Blocked) {
+      std::fprintf(stderr, "xsim:   rank %d: not blocked (state %d) at virtual time %.9f s\n", r.world,
+                   static_cast<int>(r.state), r.clock.seconds());
+      continue;
+    }
+    if (shown < 16) {
+      std::fprintf(stderr, "xsim:   rank %d at virtual time %.9f s: blocked in %s (peer %s, tag %s, %s)\n",
+                   r.world, r.clock.seconds(), r.block.call, peer.c_str(), tag.c_str(),
+                   describe_comm(r.block.comm).c_str());
+      std::fflush(stderr);
+      resume(r);  // the rank prints its own stack and comes straight back
+      ++shown;
+    } else {
+      ++rest[r.block.call];
+    }
+  }
+  for (auto& [call, n] : rest)
+    std::fprintf(stderr, "xsim:   ... and %lld more ranks on native process %d blocked in %s\n",
+                 static_cast<long long>(n), proc_, call.c_str());
+  std::fflush(stderr);
+  return kDeadlockExitCode;
+}
+
+}  // namespace xsim

@@ -1,0 +1,261 @@
+// Engine: one native process's share of the simulation (DESIGN.md §2-3): the virtual ranks it owns, their
+// clocks and fibers, message matching in virtual arrival order, the time-ordered scheduler and the
+// conservative windows that synchronise native processes. Layer: libxsim/runtime.
+// Fiber contract: the scheduler runs on the native thread's own stack; rank code (the application and
+// every MPI entry point) runs on the rank's fiber. Functions marked [rank] may only be called from the
+// current rank's fiber; they may switch to the scheduler and come back later in host time.
+// Nothing here is thread-safe: one native process = one OS thread.
+#pragma once
+#include <mpi.h>
+
+#include <boost/context/fiber.hpp>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stack_pool.hpp"
+#include "xsim/netmodel/network.hpp"
+#include "xsim/procmodel/processor_model.hpp"
+#include "xsim/simtime.hpp"
+
+namespace xsim {
+
+struct Options;
+namespace native {
+class Exchange;
+}
+
+using AppMain = int (*)(int, char**, char**);
+
+constexpr int kAnySource = -1;  // engine-level wildcards (the API maps MPI_ANY_SOURCE/MPI_ANY_TAG to these)
+constexpr int kAnyTag = -1;
+
+// A message in flight or waiting at its receiver. Header and payload share one allocation.
+struct Message {
+  SimTime t_arrive;     // virtual time the last byte is at the receiver
+  uint64_t seq;         // sender's send counter: ties on t_arrive break by (src, seq)
+  uint64_t ctx;         // communicator context the message was sent on
+  uint64_t bytes;       // payload size
+  int64_t ack_token;    // synchronous send: the sender's request to acknowledge on match, else -1
+  int32_t src;          // sender, world rank
+  int32_t dst;          // receiver, world rank
+  int32_t src_in_comm;  // sender's rank in the communicator (what MPI_SOURCE reports)
+  int32_t tag;
+  int32_t kind;         // kData or kAck
+  int32_t pad_;
+  static constexpr int32_t kData = 0, kAck = 1;
+  char* payload() { return reinterpret_cast<char*>(this + 1); }
+  static Message* create(uint64_t bytes);
+  static void destroy(Message* m);
+};
+
+struct Request {
+  enum class Kind : uint8_t { Free, Send, Recv };
+  Kind kind = Kind::Free;
+  bool complete = false;
+  bool cancelled = false;
+  bool user_freed = false;   // MPI_Request_free called while active: release on completion
+  uint32_t gen = 0;          // bumped on release, so stale acks are recognised
+  int32_t owner = -1;        // local index of the owning rank
+  SimTime completion;        // virtual time the operation completed
+  // receive arguments
+  void* buf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int source = kAnySource;   // rank in communicator, or kAnySource
+  int tag = kAnyTag;
+  uint64_t ctx = 0;
+  // outcome (status)
+  int st_source = MPI_ANY_SOURCE;
+  int st_tag = MPI_ANY_TAG;
+  int st_error = MPI_SUCCESS;
+  uint64_t st_bytes = 0;
+};
+
+// What a blocked rank waits for (for the deadlock report).
+struct BlockInfo {
+  const char* call = "";
+  int peer = kAnySource;     // rank in the communicator, or kAnySource, or -3 for "several"
+  int tag = kAnyTag;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+struct RankStats {
+  SimTime compute;           // virtual time charged by the processor model and xsim_compute
+  SimTime mpi;               // virtual time spent inside MPI calls (communication and waiting)
+  uint64_t messages = 0;     // messages sent
+  uint64_t bytes = 0;        // payload bytes sent
+};
+
+struct RankExtra;  // rarely used per-rank state, allocated on first use (see api layer)
+
+enum class RankState : uint8_t { NotStarted, Running, Runnable, Blocked, Done };
+
+struct Rank {
+  SimTime clock;
+  int32_t world = 0;
+  int32_t index = 0;                  // local index in this native process
+  RankState state = RankState::NotStarted;
+  bool queued = false;
+  bool exited_via_exit = false;
+  bool mpi_initialized = false;
+  bool mpi_finalized = false;
+  uint32_t queue_gen = 0;
+  SimTime queue_key;                  // key of the live heap entry when queued
+  int exit_code = 0;
+  SimTime finish_time;
+  boost::context::fiber fiber;
+  int64_t host_resume_ns = 0;         // host clock when the rank last resumed application code
+  SimTime mpi_entry_clock;
+  int mpi_depth = 0;
+  uint64_t send_seq = 0;
+  RankStats stats;
+  BlockInfo block;
+  std::vector<Message*> arrivals;     // min-heap on (t_arrive, src, seq): not yet processed
+  std::vector<Message*> unexpected;   // arrived, unmatched, in arrival order
+  std::vector<int32_t> posted;        // posted receive request ids, in posting order
+  struct RecentSend { int32_t dst; SimTime t_arrive; };
+  std::vector<RecentSend> recent;     // sends whose arrival could still be overtaken (FIFO per pair)
+  RankExtra* extra = nullptr;
+};
+
+class Engine {
+ public:
+  Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
+         int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp);
+  ~Engine();
+
+  // Runs the simulation to the end. Returns the process exit code.
+  int run();
+
+  // --- facts -----------------------------------------------------------------------------------------
+  int64_t world_size() const { return nranks_; }
+  int proc() const { return proc_; }
+  int nprocs() const { return nprocs_; }
+  int owner_of(int64_t world) const { return static_cast<int>(((world + 1) * nprocs_ - 1) / nranks_); }
+  int64_t first_rank_of(int p) const { return static_cast<int64_t>(p) * nranks_ / nprocs_; }
+  bool in_rank() const { return current_ != nullptr; }
+  Rank& current() { return *current_; }
+  Rank* local_rank(int64_t world) {
+    int64_t i = world - first_local_;
+    return (i >= 0 && i < static_cast<int64_t>(ranks_.size())) ? &ranks_[i] : nullptr;
+  }
+  const net::Network& network() const { return *net_; }
+  const Options& options() const { return opt_; }
+  SimTime lookahead() const { return lookahead_; }
+
+  // --- [rank] time -----------------------------------------------------------------------------------
+  // Entering/leaving an MPI call: charges the host time computed since the last call (processor model).
+  void mpi_enter();
+  void mpi_leave();
+  void charge_compute(SimTime t);   // explicit charge (xsim_compute)
+  // Yields until this rank is the earliest runnable rank of the process and inside the current window,
+  // so that decisions depending on other ranks are final.
+  void yield_if_ahead();
+
+  // --- [rank] point-to-point ---------------------------------------------------------------------------
+  // Sends `count` x `type` at `buf` to world rank `dst`. Eager: returns at once. With `sync_req` >= 0 the
+  // request completes when the receiver matches the message (synchronous mode).
+  void send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx, int src_in_comm,
+            int sync_req);
+  int new_send_request(bool complete);
+  // Posts a receive; returns its request id.
+  int post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx);
+  Request& request(int id) { return requests_[static_cast<size_t>(id)]; }
+  bool valid_request(int id) const {
+    return id >= 0 && static_cast<size_t>(id) < requests_.size() &&
+           requests_[static_cast<size_t>(id)].kind != Request::Kind::Free;
+  }
+  void release_request(int id);
+  // Blocks until request `id` is complete (clock moves to its completion time).
+  void wait(int id, const BlockInfo& why);
+  // Blocks until at least one of `ids` (negative entries ignored) is complete; returns its position
+  // (earliest completion, ties lowest position), or -1 if all entries are negative.
+  int wait_any(int n, const int* ids, const BlockInfo& why);
+  // Nonblocking completion check at the current virtual time (charges the poll cost).
+  bool test(int id);
+  bool cancel(int id);
+  // Makes every arrival up to the current virtual time visible (yielding first if needed).
+  void refresh_arrivals();
+  // Probe: finds the first unexpected message matching (source, tag, ctx).
+  Message* probe(int source, int tag, uint64_t ctx, bool block, const BlockInfo& why);
+  void charge_poll();
+
+  // --- [rank] lifecycle ------------------------------------------------------------------------------
+  [[noreturn]] void rank_exit(int code);          // exit() called by the application
+  [[noreturn]] void abort_simulation(int code, const std::string& why);
+
+  // Crash reporting (signal handler): the rank whose stack contains `addr`, or -1.
+  long rank_of_stack_address(const void* addr) const;
+  bool is_stack_overflow(const void* addr) const { return stacks_->overflow_slot(addr) >= 0; }
+  int64_t world_of_local(long i) const { return first_local_ + i; }
+
+  uint64_t context_switches() const { return switches_; }
+
+ private:
+  friend class RankEntry;
+  struct HeapEntry {
+    int64_t key;
+    int32_t index;
+    uint32_t gen;
+  };
+  void enqueue(Rank& r, SimTime key);
+  bool heap_has_earlier(const Rank& r);
+  void clean_heap_top();
+  void switch_to_scheduler();
+  void resume(Rank& r);
+  void start_fiber(Rank& r);
+  void run_window(SimTime window_end);
+  void deliver_local(Message* m);
+  void route(Message* m);
+  void process_arrivals(Rank& r, SimTime upto);
+  void match_recv(Rank& r, Request& q, Message* m, SimTime when);
+  void send_ack(Rank& r, Message* m, SimTime when);
+  SimTime fifo_arrival(Rank& r, int32_t dst, SimTime t);
+  void finish_rank(Rank& r, int code);
+  void check_canary(Rank& r);
+  int report_deadlock(int64_t unfinished_total);
+  void block(const BlockInfo& why);
+  void print_stack_of_current();
+  SimTime local_next_key();
+  int64_t now_ns() const;
+
+  const Options& opt_;
+  std::unique_ptr<net::Network> net_;
+  std::unique_ptr<proc::ProcessorModel> cpu_;
+  bool host_timing_;
+  int proc_, nprocs_;
+  int64_t nranks_, first_local_;
+  AppMain app_main_;
+  int argc_;
+  char** argv_;
+  char** envp_;
+  std::vector<Rank> ranks_;
+  std::unique_ptr<StackPool> stacks_;
+  std::vector<HeapEntry> heap_;
+  Rank* current_ = nullptr;
+  boost::context::fiber scheduler_;
+  SimTime window_end_ = SimTime::infinity();
+  SimTime lookahead_ = SimTime::infinity();
+  std::deque<Request> requests_;
+  std::vector<int32_t> free_requests_;
+  std::unique_ptr<native::Exchange> exchange_;
+  SimTime out_min_ = SimTime::infinity();   // earliest arrival among messages sent off-process this window
+  bool deadlock_reporting_ = false;
+  int64_t unfinished_local_ = 0;
+  uint64_t switches_ = 0, windows_ = 0, messages_total_ = 0;
+  double wall_start_ = 0;
+  friend struct EngineReport;
+  friend void write_report(Engine&);
+ public:
+  // read by the report
+  const std::vector<Rank>& ranks() const { return ranks_; }
+  uint64_t windows() const { return windows_; }
+  double wall_start() const { return wall_start_; }
+};
+
+extern Engine* g_engine;  // the process's engine while a simulation runs, else nullptr
+
+}  // namespace xsim

@@ -1,0 +1,79 @@
+#include "report.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "engine.hpp"
+#include "native/exchange.hpp"
+#include "options.hpp"
+#include "xsim/units.hpp"
+
+namespace xsim {
+
+void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code) {
+  const auto& ranks = e.ranks();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  // mins: compute, mpi ; maxs: compute, mpi, end time, rss ; sums: compute, mpi, messages, bytes, switches, rss
+  int64_t mins[2] = {kMax, kMax};
+  int64_t maxs[4] = {0, 0, 0, 0};
+  int64_t sums[6] = {0, 0, 0, 0, 0, 0};
+  for (const Rank& r : ranks) {
+    int64_t c = r.stats.compute.ps(), m = r.stats.mpi.ps();
+    mins[0] = std::min(mins[0], c);
+    mins[1] = std::min(mins[1], m);
+    maxs[0] = std::max(maxs[0], c);
+    maxs[1] = std::max(maxs[1], m);
+    maxs[2] = std::max(maxs[2], r.clock.ps());
+    sums[0] += c;
+    sums[1] += m;
+    sums[2] += static_cast<int64_t>(r.stats.messages);
+    sums[3] += static_cast<int64_t>(r.stats.bytes);
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  int64_t rss = static_cast<int64_t>(ru.ru_maxrss) * 1024;
+  maxs[3] = rss;
+  sums[4] = static_cast<int64_t>(e.context_switches());
+  sums[5] = rss;
+  if (e.nprocs() > 1) {
+    native::allreduce_min(mins, 2);
+    native::allreduce_max(maxs, 4);
+    native::allreduce_sum(sums, 6);
+  }
+  if (e.proc() != 0 || !opt.report) return;
+  const double n = static_cast<double>(e.world_size());
+  auto s = [](int64_t ps) { return static_cast<double>(ps) * 1e-12; };
+  FILE* f = stderr;
+  std::fprintf(f, "xsim: ================================ run report ================================\n");
+  std::fprintf(f, "xsim: virtual ranks       %lld on %d native process%s\n", static_cast<long long>(e.world_size()),
+               e.nprocs(), e.nprocs() == 1 ? "" : "es");
+  std::fprintf(f, "xsim: network             %s\n", e.network().describe().c_str());
+  std::fprintf(f, "xsim: processor model     %s\n",
+               opt.cpu == CpuModel::none ? "none (computation costs no virtual time)"
+                                          : ("scaled, factor " + std::to_string(opt.cpu_scale)).c_str());
+  std::fprintf(f, "xsim: simulated time      %.9f s\n", s(maxs[2]));
+  std::fprintf(f, "xsim: compute per rank    min %.9f s  avg %.9f s  max %.9f s\n", s(mins[0]), s(sums[0]) / n,
+               s(maxs[0]));
+  std::fprintf(f, "xsim: MPI time per rank   min %.9f s  avg %.9f s  max %.9f s\n", s(mins[1]), s(sums[1]) / n,
+               s(maxs[1]));
+  std::fprintf(f, "xsim: messages            %lld (%s of payload)\n", static_cast<long long>(sums[2]),
+               format_size(static_cast<uint64_t>(sums[3])).c_str());
+  std::fprintf(f, "xsim: simulator wall time %.3f s\n", wall_seconds);
+  std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(sums[4]),
+               wall_seconds > 0 ? static_cast<double>(sums[4]) / wall_seconds : 0.0);
+  std::fprintf(f, "xsim: messages per second %.3g\n", wall_seconds > 0 ? static_cast<double>(sums[2]) / wall_seconds : 0.0);
+  if (e.nprocs() > 1)
+    std::fprintf(f, "xsim: windows             %llu (lookahead %s)\n", static_cast<unsigned long long>(e.windows()),
+                 format_time(e.lookahead()).c_str());
+  std::fprintf(f, "xsim: peak memory (RSS)   %s per native process (max), %s in total, %.1f KiB per virtual rank\n",
+               format_size(static_cast<uint64_t>(maxs[3])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
+               static_cast<double>(sums[5]) / 1024.0 / n);
+  std::fprintf(f, "xsim: exit code           %d\n", exit_code);
+  std::fprintf(f, "xsim: =============================================================================\n");
+  std::fflush(f);
+}
+
+}  // namespace xsim

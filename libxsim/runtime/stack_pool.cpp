@@ -1,0 +1,74 @@
+#include "stack_pool.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace xsim {
+
+namespace {
+long read_max_map_count() {
+  std::ifstream f("/proc/sys/vm/max_map_count");
+  long v = 65530;
+  if (f) f >> v;
+  return v;
+}
+}  // namespace
+
+StackPool::StackPool(size_t count, size_t stack_size) : count_(count) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t usable = (stack_size + page - 1) / page * page;
+  // Two mappings per guarded stack (guard + stack); keep well clear of the limit for everything else.
+  long max_maps = read_max_map_count();
+  guard_ = (static_cast<long>(count) * 2 + 20000 < max_maps) ? page : 0;
+  slot_ = usable + guard_;
+  bytes_ = slot_ * count;
+  if (count == 0) return;
+  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    throw std::runtime_error("cannot reserve " + std::to_string(bytes_ >> 20) + " MiB of address space for " +
+                             std::to_string(count) + " rank stacks of " + std::to_string(usable >> 10) +
+                             " KiB (" + std::strerror(errno) +
+                             "); lower -xsim-stack or run more native processes");
+  }
+  base_ = static_cast<char*>(p);
+  for (size_t i = 0; i < count; ++i) {
+    if (guard_ && mprotect(base_ + i * slot_, guard_, PROT_NONE) != 0) {
+      throw std::runtime_error(std::string("cannot protect a stack guard page (") + std::strerror(errno) +
+                               "): raise vm.max_map_count (sysctl -w vm.max_map_count=" +
+                               std::to_string(count * 2 + 100000) + ")");
+    }
+  }
+}
+
+StackPool::~StackPool() {
+  if (base_) munmap(base_, bytes_);
+}
+
+void StackPool::write_canary(size_t i) {
+  uint64_t* c = canary(i);
+  c[0] = kCanary;
+  c[1] = kCanary;
+}
+
+void StackPool::release(size_t i) { madvise(base_ + i * slot_ + guard_, slot_ - guard_, MADV_DONTNEED); }
+
+long StackPool::slot_of(const void* addr) const {
+  auto a = static_cast<const char*>(addr);
+  if (!base_ || a < base_ || a >= base_ + bytes_) return -1;
+  return static_cast<long>((a - base_) / slot_);
+}
+
+long StackPool::overflow_slot(const void* addr) const {
+  long i = slot_of(addr);
+  if (i < 0) return -1;
+  size_t off = static_cast<size_t>(static_cast<const char*>(addr) - base_) - static_cast<size_t>(i) * slot_;
+  return off < guard_ + kCanaryZone ? i : -1;
+}
+
+}  // namespace xsim

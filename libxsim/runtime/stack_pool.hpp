@@ -1,0 +1,47 @@
+// StackPool: the stacks of one native process's virtual ranks, carved from one large lazily-committed
+// mapping (one mapping per stack would exceed vm.max_map_count near 65,530). Layer: libxsim/runtime.
+// Overflow detection: a PROT_NONE guard page below each stack while the guard mappings fit under
+// vm.max_map_count, and always a canary at the bottom of each stack, checked on every switch out of a rank.
+// Released stacks return their pages to the system (MADV_DONTNEED). Single-threaded use only.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace xsim {
+
+class StackPool {
+ public:
+  // Reserves `count` stacks of `stack_size` usable bytes each (rounded up to whole pages).
+  // Throws std::runtime_error with advice when the reservation or the guard pages cannot be set up.
+  StackPool(size_t count, size_t stack_size);
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  // Top (highest address, exclusive) and usable size of stack `i`.
+  void* top(size_t i) const { return base_ + (i + 1) * slot_; }
+  size_t usable_size() const { return slot_ - guard_; }
+  size_t stack_size() const { return usable_size(); }
+  bool has_guard_pages() const { return guard_ != 0; }
+
+  void write_canary(size_t i);
+  bool canary_intact(size_t i) const {
+    const uint64_t* c = canary(i);
+    return c[0] == kCanary && c[1] == kCanary;
+  }
+  // Returns the stack's pages to the system (its content is lost).
+  void release(size_t i);
+  // If `addr` lies in stack i's guard page or canary zone, returns i; else -1.
+  long overflow_slot(const void* addr) const;
+  // If `addr` lies anywhere in stack i (guard included), returns i; else -1.
+  long slot_of(const void* addr) const;
+
+ private:
+  static constexpr uint64_t kCanary = 0x5853494d43414e59ull;  // "XSIMCANY"
+  static constexpr size_t kCanaryZone = 64;
+  uint64_t* canary(size_t i) const { return reinterpret_cast<uint64_t*>(base_ + i * slot_ + guard_); }
+  char* base_ = nullptr;
+  size_t count_ = 0, slot_ = 0, guard_ = 0, bytes_ = 0;
+};
+
+}  // namespace xsim

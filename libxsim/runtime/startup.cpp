@@ -1,0 +1,261 @@
+// Start-up takeover (DESIGN.md §1): xsim interposes __libc_start_main so that, in an MPI application,
+// the program's main runs once per virtual rank on its own fiber, under the engine. In every other
+// process (mpiexec, its proxies, shells: anything whose executable imports no MPI_Init/mpi_init_) the
+// takeover stays inert. Also interposes exit() so that it ends only the calling virtual rank, and
+// installs the crash handler that names the rank. Layer: libxsim/runtime.
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <limits>
+#include <memory>
+
+#include "comm.hpp"
+#include "engine.hpp"
+#include "native/exchange.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "xsim/units.hpp"
+
+using namespace xsim;
+
+namespace {
+
+using StartMain = int (*)(int, char**, char**);
+using LibcStartMain = int (*)(StartMain, int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
+
+StartMain g_app_main = nullptr;
+
+bool env_true(const char* name) {
+  const char* v = std::getenv(name);
+  return v && (!std::strcmp(v, "1") || !std::strcmp(v, "on") || !std::strcmp(v, "yes") || !std::strcmp(v, "true"));
+}
+
+// True when the executable itself imports an MPI initialisation function (C or Fortran).
+bool executable_imports_mpi_init() {
+  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr))) {
+    close(fd);
+    return false;
+  }
+  size_t size = static_cast<size_t>(st.st_size);
+  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return false;
+  const char* base = static_cast<const char*>(map);
+  bool found = false;
+  auto eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh->e_shoff + static_cast<size_t>(eh->e_shnum) * sizeof(Elf64_Shdr) <= size) {
+    auto sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum && !found; ++i) {
+      if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
+      const Elf64_Shdr& strs = sh[sh[i].sh_link];
+      if (sh[i].sh_offset + sh[i].sh_size > size || strs.sh_offset + strs.sh_size > size) continue;
+      auto syms = reinterpret_cast<const Elf64_Sym*>(base + sh[i].sh_offset);
+      size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+      for (size_t k = 0; k < n; ++k) {
+        if (syms[k].st_shndx != SHN_UNDEF || syms[k].st_name >= strs.sh_size) continue;
+        const char* name = base + strs.sh_offset + syms[k].st_name;
+        if (!std::strncmp(name, "MPI_Init", 8) || !std::strncmp(name, "mpi_init", 8) ||
+            !std::strncmp(name, "MPI_INIT", 8) || !std::strncmp(name, "PMPI_Init", 9)) {
+          found = true;
+          break;
+        }
+      }
+    }
+  }
+  munmap(map, size);
+  return found;
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV (invalid memory access)";
+    case SIGBUS: return "SIGBUS (bus error)";
+    case SIGFPE: return "SIGFPE (arithmetic exception)";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGABRT: return "SIGABRT (abort)";
+    default: return "a fatal signal";
+  }
+}
+
+void print_backtrace_from(void* ucontext) {
+  unw_cursor_t cur;
+  if (unw_init_local2(&cur, static_cast<unw_context_t*>(ucontext), UNW_INIT_SIGNAL_FRAME) != 0) return;
+  for (int depth = 0; depth < 24; ++depth) {
+    unw_word_t ip = 0, off = 0;
+    char name[256];
+    unw_get_reg(&cur, UNW_REG_IP, &ip);
+    if (unw_get_proc_name(&cur, name, sizeof name, &off) != 0) std::strcpy(name, "??");
+    std::fprintf(stderr, "xsim:       #%d 0x%012lx %s+0x%lx\n", depth, static_cast<unsigned long>(ip), name,
+                 static_cast<unsigned long>(off));
+    if (!std::strcmp(name, "main") || !std::strncmp(name, "MAIN__", 6)) break;
+    if (unw_step(&cur) <= 0) break;
+  }
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* uctx) {
+  Engine* e = g_engine;
+  std::fflush(stdout);
+  if (e && (sig == SIGSEGV || sig == SIGBUS) && e->is_stack_overflow(info->si_addr)) {
+    long slot = e->rank_of_stack_address(info->si_addr);
+    std::fprintf(stderr,
+                 "xsim: stack overflow in rank %lld (stack size %llu KiB). Raise it with -xsim-stack SIZE "
+                 "(e.g. -xsim-stack %lluK) or XSIM_STACK.\n",
+                 static_cast<long long>(e->world_of_local(slot)),
+                 static_cast<unsigned long long>(e->options().stack_size >> 10),
+                 static_cast<unsigned long long>((e->options().stack_size >> 10) * 4));
+  } else if (e && e->in_rank()) {
+    Rank& r = e->current();
+    std::fprintf(stderr, "xsim: rank %d crashed with %s at virtual time %.9f s (address %p); its stack:\n", r.world,
+                 signal_name(sig), r.clock.seconds(), info->si_addr);
+    print_backtrace_from(uctx);
+  } else {
+    std::fprintf(stderr, "xsim: the simulator crashed with %s outside any virtual rank (address %p)\n",
+                 signal_name(sig), info->si_addr);
+    print_backtrace_from(uctx);
+  }
+  std::fflush(stderr);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void install_crash_handlers() {
+  static char* alt = static_cast<char*>(std::malloc(1 << 16));
+  stack_t ss{};
+  ss.ss_sp = alt;
+  ss.ss_size = 1 << 16;
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa{};
+  sa.sa_sigaction = on_fatal_signal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
+}
+
+double wall_now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// The first non-zero exit code of any rank, ordered by virtual finish time then rank; same on every process.
+int global_exit_code(const Engine& e) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  int64_t key[2] = {kMax, kMax};
+  int code = 0;
+  for (const Rank& r : e.ranks()) {
+    if (r.exit_code == 0) continue;
+    if (r.finish_time.ps() < key[0] || (r.finish_time.ps() == key[0] && r.world < key[1])) {
+      key[0] = r.finish_time.ps();
+      key[1] = r.world;
+      code = r.exit_code;
+    }
+  }
+  if (e.nprocs() == 1) return code;
+  int64_t best[2] = {key[0], 0};
+  native::allreduce_min(best, 1);
+  int64_t rank = key[0] == best[0] ? key[1] : kMax;
+  native::allreduce_min(&rank, 1);
+  int64_t mine = (key[0] == best[0] && key[1] == rank && rank != kMax) ? code : std::numeric_limits<int64_t>::min();
+  native::allreduce_max(&mine, 1);
+  return mine == std::numeric_limits<int64_t>::min() ? 0 : static_cast<int>(mine);
+}
+
+int xsim_main(int argc, char** argv, char** envp) {
+  const char* pmi_rank = std::getenv("PMI_RANK");
+  bool speaker = !pmi_rank || !std::strcmp(pmi_rank, "0");
+  Options opt;
+  try {
+    opt = parse_options(argc, argv, envp);
+  } catch (const ConfigError& err) {
+    if (speaker) std::fprintf(stderr, "xsim: %s\n", err.what());
+    return 2;
+  }
+  if (opt.help) {
+    if (speaker) std::fputs(help_text().c_str(), stdout);
+    return 0;
+  }
+  int provided = 0;
+  PMPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
+  const int proc = native::world_proc(), nprocs = native::world_procs();
+  if (opt.np == 0) opt.np = nprocs;
+  if (opt.print_config && proc == 0) std::fputs(to_toml(opt).c_str(), stderr);
+
+  std::unique_ptr<net::Network> network;
+  std::unique_ptr<proc::ProcessorModel> cpu;
+  try {
+    const NetworkSpec& ns = opt.network;
+    network = net::make_star(static_cast<int>(ns.endpoints ? ns.endpoints : opt.np), ns.link_latency,
+                             ns.link_bandwidth_bps);
+    network->set_overheads({ns.send_overhead, ns.recv_overhead});
+    cpu = opt.cpu == CpuModel::none ? proc::make_none_model() : proc::make_scaled_model(opt.cpu_scale);
+  } catch (const std::exception& err) {
+    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
+    PMPI_Finalize();
+    return 2;
+  }
+  if (opt.np > std::numeric_limits<int32_t>::max()) {
+    if (proc == 0) std::fprintf(stderr, "xsim: -xsim-np %lld is too large (at most 2^31-1 ranks)\n", static_cast<long long>(opt.np));
+    PMPI_Finalize();
+    return 2;
+  }
+
+  install_crash_handlers();
+  int code = 0;
+  try {
+    Engine engine(opt, std::move(network), std::move(cpu), proc, nprocs, g_app_main, argc, argv, envp);
+    comm_init_world(engine.world_size());
+    double t0 = wall_now();
+    int run_code = engine.run();
+    double wall = wall_now() - t0;
+    code = run_code != 0 ? run_code : global_exit_code(engine);
+    std::fflush(stdout);
+    write_report(engine, opt, wall, code);
+    g_engine = nullptr;
+  } catch (const std::exception& err) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "xsim: native process %d: %s\n", proc, err.what());
+    native::abort_all(1);
+  }
+  PMPI_Finalize();
+  return code;
+}
+
+int wrapped_main(int argc, char** argv, char** envp) { return xsim_main(argc, argv, envp); }
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int __libc_start_main(StartMain main, int argc, char** argv,
+                                                                        void (*init)(void), void (*fini)(void),
+                                                                        void (*rtld_fini)(void), void* stack_end) {
+  auto real = reinterpret_cast<LibcStartMain>(dlvsym(RTLD_NEXT, "__libc_start_main", "GLIBC_2.34"));
+  if (!real) real = reinterpret_cast<LibcStartMain>(dlsym(RTLD_NEXT, "__libc_start_main"));
+  bool take_over = !env_true("XSIM_DISABLE") && (env_true("XSIM_FORCE") || executable_imports_mpi_init());
+  if (take_over) {
+    g_app_main = main;
+    main = wrapped_main;
+  }
+  return real(main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+extern "C" __attribute__((visibility("default"))) void exit(int status) noexcept {
+  if (g_engine && g_engine->in_rank()) g_engine->rank_exit(status);
+  using ExitFn = void (*)(int);
+  static ExitFn real = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "exit"));
+  real(status);
+  __builtin_unreachable();
+}

@@ -1,0 +1,64 @@
+// Network: the analytic message-latency model L = sum of link latencies on the route + size / b_min
+// (+ per-message overheads, default 0) of DESIGN.md §4. Layer: netmodel (pure library: no MPI, no fibers,
+// no TOML). Endpoints are numbered 0..endpoints()-1. Objects are immutable after construction and safe to
+// query from any thread. A latency query must be cheap (it runs once per simulated message).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "xsim/simtime.hpp"
+
+namespace xsim::net {
+
+// The route between two endpoints as the model sees it.
+struct Route {
+  SimTime latency;              // sum of the link latencies along the route
+  uint64_t min_bandwidth_bps;   // smallest link bandwidth along the route (bits per second)
+  int hops;                     // number of links traversed (0 for src == dst)
+};
+
+// Per-message overheads added to every message between distinct endpoints (default 0).
+struct Overheads {
+  SimTime send;  // o_s: charged on the send side of every message
+  SimTime recv;  // o_r: charged on the receive side of every message
+};
+
+class Network {
+ public:
+  virtual ~Network() = default;
+  virtual int endpoints() const = 0;
+  virtual Route route(int src, int dst) const = 0;
+  // Smallest latency between any two distinct endpoints (for a zero-byte message, overheads included).
+  // The simulator's lookahead; always > 0 for a valid network.
+  virtual SimTime min_latency() const = 0;
+  // One line, e.g. "star, 4096 endpoints, link latency 25 us, link bandwidth 1 Gbps".
+  virtual std::string describe() const = 0;
+
+  void set_overheads(Overheads o) { overheads_ = o; }
+  const Overheads& overheads() const { return overheads_; }
+
+  // L(src, dst, bytes) = route latency + ceil(8 * bytes / b_min) + overheads. src == dst costs 0.
+  SimTime message_latency(int src, int dst, uint64_t bytes) const {
+    if (src == dst) return SimTime::zero();
+    Route r = route(src, dst);
+    return r.latency + transfer_time(bytes, r.min_bandwidth_bps) + overheads_.send + overheads_.recv;
+  }
+  // Time to push `bytes` through a link of `bps` bits per second, rounded up to a whole picosecond.
+  static SimTime transfer_time(uint64_t bytes, uint64_t bps) {
+    unsigned __int128 bits_ps = static_cast<unsigned __int128>(bytes) * 8u * 1'000'000'000'000ull;
+    unsigned __int128 ps = (bits_ps + bps - 1) / bps;
+    if (ps >= static_cast<unsigned __int128>(INT64_MAX)) throw std::overflow_error("message transfer time overflow");
+    return SimTime::from_ps(static_cast<int64_t>(ps));
+  }
+
+ private:
+  Overheads overheads_{};
+};
+
+// Star of `endpoints` endpoints around one central switch: every route between distinct endpoints is
+// two links (endpoint -> switch -> endpoint), so L = 2 * link_latency + 8s / bandwidth (004 §III).
+// Throws std::invalid_argument for endpoints < 1, latency <= 0 or bandwidth == 0.
+std::unique_ptr<Network> make_star(int endpoints, SimTime link_latency, uint64_t link_bandwidth_bps);
+
+}  // namespace xsim::net

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs xsim's build and test dependencies from Debian packages. Idempotent:
+# does nothing (and needs no network) when every package is already present.
+set -euo pipefail
+pkgs=(mpich libmpich-dev libboost-context-dev libunwind-dev libtomlplusplus-dev
+      libgtest-dev cmake g++ gfortran make pkg-config)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,131 @@
+// Unit tests for netmodel: the star topology and the shared latency formula of network.hpp.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "xsim/netmodel/network.hpp"
+
+namespace xsim::net {
+namespace {
+
+constexpr int64_t kUs = 1'000'000;  // picoseconds per microsecond
+
+std::unique_ptr<Network> ethernet(int n) { return make_star(n, SimTime::from_ns(25'000), 1'000'000'000); }
+
+TEST(NetmodelStar, RouteIsTwoLinks) {
+  auto net = ethernet(16);
+  EXPECT_EQ(net->endpoints(), 16);
+  for (int s = 0; s < 16; ++s) {
+    for (int d = 0; d < 16; ++d) {
+      Route r = net->route(s, d);
+      EXPECT_EQ(r.min_bandwidth_bps, 1'000'000'000u);
+      if (s == d) {
+        EXPECT_EQ(r.hops, 0);
+        EXPECT_EQ(r.latency, SimTime::zero());
+      } else {
+        EXPECT_EQ(r.hops, 2);
+        EXPECT_EQ(r.latency.ps(), 50 * kUs);
+      }
+    }
+  }
+}
+
+// Brute-force oracle: the explicit star graph (switch = node n) and BFS hop counts for every pair.
+TEST(NetmodelStar, HopsMatchBfsOnExplicitGraph) {
+  for (int n : {1, 2, 3, 7}) {
+    auto net = ethernet(n);
+    for (int s = 0; s < n; ++s) {
+      // BFS from s over edges endpoint<->switch.
+      std::vector<int> dist(n + 1, -1);
+      std::vector<int> queue{s};
+      dist[s] = 0;
+      for (size_t q = 0; q < queue.size(); ++q) {
+        int u = queue[q];
+        std::vector<int> next;
+        if (u == n) {
+          for (int e = 0; e < n; ++e) next.push_back(e);
+        } else {
+          next.push_back(n);
+        }
+        for (int v : next)
+          if (dist[v] < 0) dist[v] = dist[u] + 1, queue.push_back(v);
+      }
+      for (int d = 0; d < n; ++d) EXPECT_EQ(net->route(s, d).hops, dist[d]) << n << ": " << s << "->" << d;
+    }
+  }
+}
+
+TEST(NetmodelStar, MessageLatencyFormula) {
+  auto net = ethernet(4);
+  // 4 bytes: 2 x 25 us + 32 bits / 1 Gbps = 50 us + 32 ns.
+  EXPECT_EQ(net->message_latency(0, 1, 4).ps(), 50'032'000);
+  // 1 MiB: 50 us + 8 x 1048576 ns.
+  EXPECT_EQ(net->message_latency(2, 3, 1'048'576).ps(), 50 * kUs + 8 * 1'048'576 * 1000LL);
+  EXPECT_EQ(net->message_latency(0, 3, 0).ps(), 50 * kUs);
+  EXPECT_EQ(net->message_latency(1, 1, 1'000'000).ps(), 0);  // to itself: free
+}
+
+TEST(NetmodelStar, TransferTimeRoundsUp) {
+  // 1 byte over 3 bps: 8/3 s = 2.666... s -> rounded up to the next picosecond.
+  EXPECT_EQ(Network::transfer_time(1, 3).ps(), 2'666'666'666'667);
+  EXPECT_EQ(Network::transfer_time(1, 8).ps(), 1'000'000'000'000);
+  auto net = make_star(2, SimTime::from_ps(1), 3);
+  EXPECT_EQ(net->message_latency(0, 1, 1).ps(), 2 + 2'666'666'666'667);
+}
+
+TEST(NetmodelStar, Overheads) {
+  auto net = ethernet(8);
+  EXPECT_EQ(net->min_latency().ps(), 50 * kUs);
+  net->set_overheads({SimTime::from_ns(1'000), SimTime::from_ns(2'000)});
+  EXPECT_EQ(net->min_latency().ps(), 53 * kUs);
+  EXPECT_EQ(net->message_latency(0, 7, 4).ps(), 50'032'000 + 3 * kUs);
+  EXPECT_EQ(net->message_latency(5, 5, 4).ps(), 0);
+  EXPECT_NE(net->describe().find("send overhead 1 us"), std::string::npos) << net->describe();
+}
+
+TEST(NetmodelStar, MinLatencyWithOneEndpointIsStillPositive) {
+  auto net = ethernet(1);
+  EXPECT_EQ(net->min_latency().ps(), 50 * kUs);
+}
+
+TEST(NetmodelStar, Describe) {
+  EXPECT_EQ(ethernet(4096)->describe(), "star, 4096 endpoints, link latency 25 us, link bandwidth 1 Gbps");
+  EXPECT_EQ(make_star(1, SimTime::from_ps(320'000), 8'800'000'000)->describe(),
+            "star, 1 endpoint, link latency 320 ns, link bandwidth 8.8 Gbps");
+}
+
+std::string invalid_message(int n, SimTime lat, uint64_t bw) {
+  try {
+    make_star(n, lat, bw);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(NetmodelStar, ValidatesArguments) {
+  std::string m = invalid_message(0, SimTime::from_ns(1), 1);
+  EXPECT_NE(m.find("endpoint count must be at least 1"), std::string::npos) << m;
+  m = invalid_message(-3, SimTime::from_ns(1), 1);
+  EXPECT_NE(m.find("got -3"), std::string::npos) << m;
+  m = invalid_message(4, SimTime::zero(), 1);
+  EXPECT_NE(m.find("positive link latency"), std::string::npos) << m;
+  m = invalid_message(4, SimTime::from_ps(-5), 1);
+  EXPECT_NE(m.find("positive link latency"), std::string::npos) << m;
+  m = invalid_message(4, SimTime::from_ns(1), 0);
+  EXPECT_NE(m.find("bandwidth must be positive"), std::string::npos) << m;
+  m = invalid_message(4, SimTime::from_ps(INT64_MAX / 2 + 1), 1);
+  EXPECT_NE(m.find("too large"), std::string::npos) << m;
+}
+
+TEST(NetmodelStar, RouteOutOfRangeThrows) {
+  auto net = ethernet(4);
+  EXPECT_THROW(net->route(0, 4), std::out_of_range);
+  EXPECT_THROW(net->route(-1, 0), std::out_of_range);
+  EXPECT_NO_THROW(net->route(3, 0));
+}
+
+}  // namespace
+}  // namespace xsim::net
