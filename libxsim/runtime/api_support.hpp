@@ -8,6 +8,7 @@
 
 #include "comm.hpp"
 #include "engine.hpp"
+#include "native/datatype.hpp"
 
 #define XSIM_API extern "C" __attribute__((visibility("default")))
 
@@ -37,6 +38,8 @@ int guarded(const char* name, MPI_Comm comm, F&& body) {
     body();
   } catch (const MpiErr& err) {
     rc = route_error(name, comm, err.code, err.what);
+  } catch (const native::MpiError& err) {  // e.g. an invalid datatype or op, found by the native MPI
+    rc = route_error(name, comm, err.code, err.what());
   }
   e->mpi_leave();
   return rc;

@@ -191,6 +191,10 @@ int xsim_main(int argc, char** argv, char** envp) {
   }
   int provided = 0;
   PMPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
+  // Native errors (a bad datatype or op handed over by the application) come back as codes, so that
+  // they reach the virtual communicator's error handler instead of killing the native process.
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   const int proc = native::world_proc(), nprocs = native::world_procs();
   if (opt.np == 0) opt.np = nprocs;
   if (opt.print_config && proc == 0) std::fputs(to_toml(opt).c_str(), stderr);

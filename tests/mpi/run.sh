@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Test driver for MPI programs under xsim. Usage:
+#   run.sh same N_LIST -- PROGRAM ARGS...   runs PROGRAM under mpiexec with each native process count in
+#                                           N_LIST ("1 2 3 4"); every run must exit 0, and the sorted
+#                                           stdout of every run must be identical (DESIGN.md §2).
+#   run.sh expect-stdout N REGEX -- PROGRAM ARGS...   one run; stdout must match the extended REGEX.
+#   run.sh expect-fail N CODE REGEX -- PROGRAM ARGS... one run; exit code must be CODE ("nonzero" for any
+#                                           non-zero) and stderr must match REGEX.
+# RAW=1: the command is run as given (it starts its own launcher).
+# MPIEXEC (default mpiexec.hydra) names the launcher; TIMEOUT (default 300) bounds each run in seconds.
+set -u
+MPIEXEC=${MPIEXEC:-mpiexec.hydra}
+TIMEOUT=${TIMEOUT:-300}
+mode=$1; shift
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+run() {  # run N OUT ERR PROGRAM ARGS...  -> exit code
+  local n=$1 out=$2 err=$3; shift 3
+  if [ -n "${RAW:-}" ]; then  # the command names its own launcher
+    timeout "$TIMEOUT" "$@" >"$out" 2>"$err"
+  else
+    timeout "$TIMEOUT" "$MPIEXEC" -np "$n" "$@" >"$out" 2>"$err"
+  fi
+}
+
+case "$mode" in
+  same)
+    nlist=$1; shift; [ "$1" = "--" ] && shift
+    first=""
+    for n in $nlist; do
+      run "$n" "$tmp/out.$n" "$tmp/err.$n" "$@"; rc=$?
+      if [ $rc -ne 0 ]; then
+        echo "FAIL: N=$n exited $rc: $*"; cat "$tmp/out.$n"; tail -30 "$tmp/err.$n"; exit 1
+      fi
+      sort "$tmp/out.$n" > "$tmp/sorted.$n"
+      if [ -z "$first" ]; then
+        first=$n
+      elif ! diff -u "$tmp/sorted.$first" "$tmp/sorted.$n" > "$tmp/diff"; then
+        echo "FAIL: output differs between N=$first and N=$n native processes: $*"; cat "$tmp/diff"; exit 1
+      fi
+    done
+    cat "$tmp/out.$first"
+    echo "same output for N in {$nlist}: $(wc -l < "$tmp/out.$first") lines"
+    ;;
+  expect-stdout)
+    n=$1 re=$2; shift 2; [ "$1" = "--" ] && shift
+    run "$n" "$tmp/out" "$tmp/err" "$@"; rc=$?
+    cat "$tmp/out"
+    if [ $rc -ne 0 ]; then echo "FAIL: exited $rc"; tail -30 "$tmp/err"; exit 1; fi
+    if ! grep -Eq -- "$re" "$tmp/out"; then echo "FAIL: stdout does not match /$re/"; exit 1; fi
+    ;;
+  expect-fail)
+    n=$1 code=$2 re=$3; shift 3; [ "$1" = "--" ] && shift
+    start=$(date +%s)
+    run "$n" "$tmp/out" "$tmp/err" "$@"; rc=$?
+    cat "$tmp/out"; cat "$tmp/err"
+    echo "exit code $rc after $(( $(date +%s) - start )) s"
+    if [ $rc -eq 124 ]; then echo "FAIL: timed out (hang)"; exit 1; fi
+    if [ "$code" = nonzero ]; then [ $rc -ne 0 ] || { echo "FAIL: expected a non-zero exit code"; exit 1; }
+    elif [ $rc -ne "$code" ]; then echo "FAIL: expected exit code $code"; exit 1; fi
+    if ! grep -Eq -- "$re" "$tmp/err"; then echo "FAIL: stderr does not match /$re/"; exit 1; fi
+    ;;
+  *) echo "run.sh: unknown mode $mode" >&2; exit 2 ;;
+esac
