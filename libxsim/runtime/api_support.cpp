@@ -35,6 +35,12 @@ int route_error(const char* name, MPI_Comm comm, int code, const std::string& wh
                             "); the error handler is MPI_ERRORS_ARE_FATAL");
 }
 
+void internal_failure(const char* name, const char* what) {
+  Rank& r = g_engine->current();
+  g_engine->abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " +
+                                    std::to_string(r.clock.seconds()) + " s: " + name + ": " + what);
+}
+
 Comm& check_comm(MPI_Comm c) {
   if (c == MPI_COMM_NULL) fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   Comm* p = comm_lookup(c);

@@ -27,6 +27,7 @@ template <class F>
 int guarded(const char* name, MPI_Comm comm, F&& body);
 int error_outside_simulation(const char* name);
 int route_error(const char* name, MPI_Comm comm, int code, const std::string& what);
+[[noreturn]] void internal_failure(const char* name, const char* what);
 
 template <class F>
 int guarded(const char* name, MPI_Comm comm, F&& body) {
@@ -40,6 +41,8 @@ int guarded(const char* name, MPI_Comm comm, F&& body) {
     rc = route_error(name, comm, err.code, err.what);
   } catch (const native::MpiError& err) {  // e.g. an invalid datatype or op, found by the native MPI
     rc = route_error(name, comm, err.code, err.what());
+  } catch (const std::exception& err) {  // e.g. virtual time overflow: the run cannot go on
+    internal_failure(name, err.what());
   }
   e->mpi_leave();
   return rc;

@@ -207,7 +207,14 @@ void Engine::start_fiber(Rank& r) {
         }
         av[argc_] = nullptr;
         if (host_timing_) r.host_resume_ns = now_ns();
-        int code = app_main_(argc_, av, envp_);
+        int code = 0;
+        try {
+          code = app_main_(argc_, av, envp_);
+        } catch (const std::exception& err) {
+          abort_simulation(1, "rank " + std::to_string(r.world) + ": uncaught exception: " + err.what());
+        } catch (...) {
+          abort_simulation(1, "rank " + std::to_string(r.world) + ": uncaught exception");
+        }
         finish_rank(r, code);
         return std::move(scheduler_);
       });
@@ -254,6 +261,14 @@ void Engine::abort_simulation(int code, const std::string& why) {
 }
 
 long Engine::rank_of_stack_address(const void* addr) const { return stacks_->slot_of(addr); }
+
+bool Engine::current_stack_overflowed(const void* sp) const {
+  if (!current_) return false;
+  size_t i = static_cast<size_t>(current_->index);
+  const char* top = static_cast<const char*>(stacks_->top(i));
+  const char* p = static_cast<const char*>(sp);
+  return p < top - stacks_->usable_size() || p > top || !stacks_->canary_intact(i);
+}
 
 // ----------------------------------------------------------------------------------------------------
 // Time

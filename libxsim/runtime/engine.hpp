@@ -190,6 +190,8 @@ class Engine {
   // Crash reporting (signal handler): the rank whose stack contains `addr`, or -1.
   long rank_of_stack_address(const void* addr) const;
   bool is_stack_overflow(const void* addr) const { return stacks_->overflow_slot(addr) >= 0; }
+  // True when the running rank's stack pointer `sp` has left its stack or its canary is damaged.
+  bool current_stack_overflowed(const void* sp) const;
   int64_t world_of_local(long i) const { return first_local_ + i; }
 
   uint64_t context_switches() const { return switches_; }

@@ -7,6 +7,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -110,8 +111,12 @@ void print_backtrace_from(void* ucontext) {
 void on_fatal_signal(int sig, siginfo_t* info, void* uctx) {
   Engine* e = g_engine;
   std::fflush(stdout);
-  if (e && (sig == SIGSEGV || sig == SIGBUS) && e->is_stack_overflow(info->si_addr)) {
-    long slot = e->rank_of_stack_address(info->si_addr);
+  const void* sp = reinterpret_cast<const void*>(static_cast<ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RSP]);
+  bool overflow = e && (sig == SIGSEGV || sig == SIGBUS) &&
+                  (e->is_stack_overflow(info->si_addr) || (e->in_rank() && e->current_stack_overflowed(sp)));
+  if (overflow) {
+    long slot = e->in_rank() && e->current_stack_overflowed(sp) ? e->current().index
+                                                                  : e->rank_of_stack_address(info->si_addr);
     std::fprintf(stderr,
                  "xsim: stack overflow in rank %lld (stack size %llu KiB). Raise it with -xsim-stack SIZE "
                  "(e.g. -xsim-stack %lluK) or XSIM_STACK.\n",
