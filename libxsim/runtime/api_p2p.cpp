@@ -75,84 +75,68 @@ void bsend_check(const void* buf, int count, MPI_Datatype type) {
 // The comm a request belongs to is not kept; errors in completion calls use MPI_COMM_WORLD's handler.
 constexpr MPI_Comm kReqComm = MPI_COMM_WORLD;
 
-}  // namespace
-
-XSIM_API int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return guarded("MPI_Send", comm, [&] {
-    Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
-    do_send(buf, count, type, dest, tag, *c, false);
-  });
+// Request ids of an application's request array (-1 for MPI_REQUEST_NULL), and how many are active.
+std::vector<int> ids_of(int n, const MPI_Request reqs[], int* active = nullptr) {
+  check_count(n);
+  std::vector<int> ids(static_cast<size_t>(n));
+  int a = 0;
+  for (int i = 0; i < n; ++i) {
+    ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    if (ids[static_cast<size_t>(i)] >= 0) ++a;
+  }
+  if (active) *active = a;
+  return ids;
 }
 
-XSIM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return guarded("MPI_Rsend", comm, [&] {
-    Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
-    do_send(buf, count, type, dest, tag, *c, false);
-  });
-}
+// All send modes share one implementation: sends are eager (the data is copied at once); buffered mode
+// checks the attached buffer; synchronous mode completes when the receiver's match is acknowledged.
+enum class SendMode { standard, ready, buffered, synchronous };
 
-XSIM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return guarded("MPI_Bsend", comm, [&] {
+int send_entry(const char* name, SendMode mode, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+               MPI_Comm comm, MPI_Request* req) {
+  return guarded(name, comm, [&] {
     Comm* c;
     check_send(comm, buf, count, type, dest, tag, c);
-    bsend_check(buf, count, type);
-    do_send(buf, count, type, dest, tag, *c, false);
-  });
-}
-
-XSIM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return guarded("MPI_Ssend", comm, [&] {
-    Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
-    int id = do_send(buf, count, type, dest, tag, *c, true);
-    if (id >= 0) {
-      wait_id(id, "MPI_Ssend", dest, tag, comm);
+    if (mode == SendMode::buffered) bsend_check(buf, count, type);
+    int id = do_send(buf, count, type, dest, tag, *c, mode == SendMode::synchronous);
+    if (req) {  // nonblocking: hand out a request (already complete unless synchronous)
+      *req = to_handle(id >= 0 ? id : E().new_send_request(true));
+    } else if (id >= 0) {
+      wait_id(id, name, dest, tag, comm);
       E().release_request(id);
     }
   });
 }
 
+}  // namespace
+
+XSIM_API int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return send_entry("MPI_Send", SendMode::standard, buf, count, type, dest, tag, comm, nullptr);
+}
+XSIM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return send_entry("MPI_Rsend", SendMode::ready, buf, count, type, dest, tag, comm, nullptr);
+}
+XSIM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return send_entry("MPI_Bsend", SendMode::buffered, buf, count, type, dest, tag, comm, nullptr);
+}
+XSIM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  return send_entry("MPI_Ssend", SendMode::synchronous, buf, count, type, dest, tag, comm, nullptr);
+}
 XSIM_API int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                        MPI_Request* req) {
-  return guarded("MPI_Isend", comm, [&] {
-    Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
-    do_send(buf, count, type, dest, tag, *c, false);
-    *req = to_handle(E().new_send_request(true));
-  });
+  return send_entry("MPI_Isend", SendMode::standard, buf, count, type, dest, tag, comm, req);
 }
-
 XSIM_API int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return guarded("MPI_Irsend", comm, [&] {
-    Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
-    do_send(buf, count, type, dest, tag, *c, false);
-    *req = to_handle(E().new_send_request(true));
-  });
+  return send_entry("MPI_Irsend", SendMode::ready, buf, count, type, dest, tag, comm, req);
 }
-
 XSIM_API int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return guarded("MPI_Ibsend", comm, [&] {
-    Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
-    bsend_check(buf, count, type);
-    do_send(buf, count, type, dest, tag, *c, false);
-    *req = to_handle(E().new_send_request(true));
-  });
+  return send_entry("MPI_Ibsend", SendMode::buffered, buf, count, type, dest, tag, comm, req);
 }
-
 XSIM_API int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return guarded("MPI_Issend", comm, [&] {
-    Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
-    int id = do_send(buf, count, type, dest, tag, *c, true);
-    *req = to_handle(id >= 0 ? id : E().new_send_request(true));
-  });
+  return send_entry("MPI_Issend", SendMode::synchronous, buf, count, type, dest, tag, comm, req);
 }
 
 XSIM_API int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -214,9 +198,7 @@ XSIM_API int MPI_Wait(MPI_Request* req, MPI_Status* status) {
 
 XSIM_API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   return guarded("MPI_Waitall", kReqComm, [&] {
-    check_count(n);
-    std::vector<int> ids(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    std::vector<int> ids = ids_of(n, reqs);
     bool truncated = false;
     for (int i = 0; i < n; ++i) {
       MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
@@ -236,9 +218,7 @@ XSIM_API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
 
 XSIM_API int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* status) {
   return guarded("MPI_Waitany", kReqComm, [&] {
-    check_count(n);
-    std::vector<int> ids(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    std::vector<int> ids = ids_of(n, reqs);
     int k = E().wait_any(n, ids.data(), BlockInfo{"MPI_Waitany", -3, kAnyTag, MPI_COMM_NULL});
     if (k < 0) {
       *index = MPI_UNDEFINED;
@@ -252,9 +232,7 @@ XSIM_API int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* stat
 
 XSIM_API int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
   return guarded("MPI_Waitsome", kReqComm, [&] {
-    check_count(n);
-    std::vector<int> ids(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    std::vector<int> ids = ids_of(n, reqs);
     int k = E().wait_any(n, ids.data(), BlockInfo{"MPI_Waitsome", -3, kAnyTag, MPI_COMM_NULL});
     if (k < 0) {
       *outcount = MPI_UNDEFINED;
@@ -294,13 +272,10 @@ XSIM_API int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
 
 XSIM_API int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   return guarded("MPI_Testall", kReqComm, [&] {
-    check_count(n);
-    std::vector<int> ids(static_cast<size_t>(n));
+    std::vector<int> ids = ids_of(n, reqs);
     bool all = true;
-    for (int i = 0; i < n; ++i) {
-      ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
-      if (ids[static_cast<size_t>(i)] >= 0 && !E().request(ids[static_cast<size_t>(i)]).complete) all = false;
-    }
+    for (int id : ids)
+      if (id >= 0 && !E().request(id).complete) all = false;
     if (!all) {
       E().refresh_arrivals();
       all = true;
@@ -327,13 +302,8 @@ XSIM_API int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status status
 
 XSIM_API int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
   return guarded("MPI_Testany", kReqComm, [&] {
-    check_count(n);
-    std::vector<int> ids(static_cast<size_t>(n));
     int active = 0;
-    for (int i = 0; i < n; ++i) {
-      ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
-      if (ids[static_cast<size_t>(i)] >= 0) ++active;
-    }
+    std::vector<int> ids = ids_of(n, reqs, &active);
     E().refresh_arrivals();
     E().charge_poll();
     int best = -1;
@@ -362,13 +332,8 @@ XSIM_API int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_S
 
 XSIM_API int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
   return guarded("MPI_Testsome", kReqComm, [&] {
-    check_count(n);
-    std::vector<int> ids(static_cast<size_t>(n));
     int active = 0;
-    for (int i = 0; i < n; ++i) {
-      ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
-      if (ids[static_cast<size_t>(i)] >= 0) ++active;
-    }
+    std::vector<int> ids = ids_of(n, reqs, &active);
     E().refresh_arrivals();
     E().charge_poll();
     if (active == 0) {
