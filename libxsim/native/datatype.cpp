@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -52,9 +53,35 @@ bool contiguous_by_construction(MPI_Datatype t, int depth) {
   return ok;
 }
 
+// Predefined (named) datatypes never change and are never freed, so their size and layout are asked of
+// the native MPI once and remembered; every message asks for them. Derived types are always asked anew
+// (their handles can be freed and reused). Direct-mapped; a collision simply asks the native MPI again.
+struct NamedInfo {
+  MPI_Datatype handle = MPI_DATATYPE_NULL;
+  uint64_t size = 0;
+  bool contiguous = false;
+};
+NamedInfo g_named[256];
+
+const NamedInfo* named_info(MPI_Datatype t) {
+  uint64_t h = static_cast<uint64_t>(static_cast<uintptr_t>(t));
+  NamedInfo& slot = g_named[(h ^ (h >> 8) ^ (h >> 16)) & 255];
+  if (slot.handle == t && t != MPI_DATATYPE_NULL) return &slot;
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  check(PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
+  if (combiner != MPI_COMBINER_NAMED) return nullptr;
+  MPI_Count size = 0;
+  check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
+  slot.size = static_cast<uint64_t>(size);
+  slot.contiguous = dense_layout(t);
+  slot.handle = t;
+  return &slot;
+}
+
 }  // namespace
 
 uint64_t type_size(MPI_Datatype t) {
+  if (const NamedInfo* n = named_info(t)) return n->size;
   MPI_Count size = 0;
   check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
   return static_cast<uint64_t>(size);
@@ -72,7 +99,10 @@ Extent type_true_extent(MPI_Datatype t) {
   return {lb, extent};
 }
 
-bool type_is_contiguous(MPI_Datatype t) { return dense_layout(t) && contiguous_by_construction(t, 0); }
+bool type_is_contiguous(MPI_Datatype t) {
+  if (const NamedInfo* n = named_info(t)) return n->contiguous;
+  return dense_layout(t) && contiguous_by_construction(t, 0);
+}
 
 void pack(const void* buf, int count, MPI_Datatype t, void* out) {
   if (count <= 0) return;

@@ -29,6 +29,14 @@ class Network {
   virtual ~Network() = default;
   virtual int endpoints() const = 0;
   virtual Route route(int src, int dst) const = 0;
+  // The route of one particular message, identified by `key` (any value that is the same for every query
+  // about that message, e.g. a per-message sequence number). Topologies whose route depends on more than
+  // the endpoints (dragonfly Valiant routing picks an intermediate group from a hash of src, dst and key)
+  // override this; the default ignores the key. Same thread-safety and cost rules as route().
+  virtual Route route_keyed(int src, int dst, uint64_t key) const {
+    (void)key;
+    return route(src, dst);
+  }
   // Smallest latency between any two distinct endpoints (for a zero-byte message, overheads included).
   // The simulator's lookahead; always > 0 for a valid network.
   virtual SimTime min_latency() const = 0;
@@ -42,6 +50,12 @@ class Network {
   SimTime message_latency(int src, int dst, uint64_t bytes) const {
     if (src == dst) return SimTime::zero();
     Route r = route(src, dst);
+    return r.latency + transfer_time(bytes, r.min_bandwidth_bps) + overheads_.send + overheads_.recv;
+  }
+  // As above, but over route_keyed(src, dst, key): the latency of one identified message.
+  SimTime message_latency(int src, int dst, uint64_t bytes, uint64_t key) const {
+    if (src == dst) return SimTime::zero();
+    Route r = route_keyed(src, dst, key);
     return r.latency + transfer_time(bytes, r.min_bandwidth_bps) + overheads_.send + overheads_.recv;
   }
   // Time to push `bytes` through a link of `bps` bits per second, rounded up to a whole picosecond.
