@@ -46,7 +46,8 @@ std::unique_ptr<Network> make_dragonfly(const DragonflyParams& params);
 
 // The intermediate group Valiant routing uses for a message src -> dst with `key`, for a dragonfly of
 // `groups` groups where src sits in group src_group and dst in dst_group: with
-// x = mix64(mix64(key) ^ (uint64(uint32(src)) << 32 | uint32(dst))) (mix64 = SplitMix64 finalizer) and
+// x = mix64(mix64(key) ^ (uint64(uint32(src)) << 32 | uint32(dst))) (mix64 = the SplitMix64 output
+// function: add 0x9e3779b97f4a7c15, then the SplitMix64 finalizer) and
 // i = x mod (groups - 2), the i-th group (from 0, increasing) among all groups except src_group and
 // dst_group. Returns -1 when no intermediate is used (src_group == dst_group or groups <= 2).
 int dragonfly_valiant_group(int src, int dst, uint64_t key, int src_group, int dst_group, int groups);
@@ -56,7 +57,7 @@ int dragonfly_valiant_group(int src, int dst, uint64_t key, int src_group, int d
 // in the other chassis = one column), terminal links 16 GB/s, intra-group links 5.25 GB/s, inter-group links
 // 4.7 GB/s, every link 100 ns. 000 bundles 960 global links per group into 240 (2.5 per router), which an
 // integer h cannot express; this preset uses h = 3 (288 ports per group, of which only g - 1 are used) and
-// accepts 2 <= groups <= 241, the maximum size of 000. Throws std::invalid_argument outside that range.
+// accepts 1 <= groups <= 241, the maximum size of 000. Throws std::invalid_argument outside that range.
 DragonflyParams aries_dragonfly_params(int groups, DragonflyRouting routing);
 
 }  // namespace xsim::net
