@@ -1,0 +1,50 @@
+// Twisted torus topology (004 §III "Twisted Torus", DESIGN.md §4). Layer: netmodel (pure library).
+//
+// Parameters: dims = [m_0, ..., m_{D-1}], wrap (one 0/1 per dimension, as for the torus), toroidal degree
+// g (0 <= g < D) and jump vector J (one integer per dimension). Coordinates and rank numbering are those
+// of the mesh/torus (dimension 0 fastest, see mesh_torus.hpp); every endpoint is its own router.
+//
+// Link set (all links bidirectional, same latency and bandwidth):
+//   * line links, as in the mesh: x <-> x + e_d for every d and every x with x_d < m_d - 1;
+//   * wrap links, for every d with wrap[d] = 1: let t = (d + g) mod D be the target dimension of d. Every
+//     x with x_d = m_d - 1 is linked to the y with y_d = 0, y_t = (x_t + J[d]) mod m_t and y_i = x_i for
+//     all other i. So leaving dimension d forwards over its edge (m_d - 1 -> 0) also moves J[d] steps
+//     forwards (cyclically) in dimension t, and leaving it backwards (0 -> m_d - 1) moves J[d] steps
+//     backwards in t. J[d] is the jump of the *wrapping* dimension d (004's example: [3,3,3], degree 1,
+//     jump [1,2,3]: wrapping dimension 0 moves 1 in dimension 1, wrapping 1 moves 2 in dimension 2,
+//     wrapping 2 moves 3 (= 0 mod 3) in dimension 0). J[d] may be negative or >= m_t: only J[d] mod m_t
+//     matters. J[d] is unused where wrap[d] = 0. With g = 0 (t = d) or J[d] = 0 mod m_t the wrap link is
+//     the plain torus wrap link, so degree 0 or a zero jump vector give exactly the torus.
+//
+// Routing (the rule is deterministic; it is the exact shortest path on the link set in most but not all
+// configurations, see docs/network-topologies.md for the BFS agreement measured by the unit tests):
+//   the route is the shortest path among the following family of paths. Choose, for every wrapped
+//   dimension d, a crossing count c_d in {-1, 0, +1} (c_d = 0 on dimensions without wrap), and an order in
+//   which the dimensions are traversed one after another. Dimension d is traversed in one go: it walks
+//   along its line links from its current coordinate p to its goal q, crossing its wrap link c_d times
+//   (cost |q - p| for c_d = 0, m_d - p + q for c_d = +1, m_d + p - q for c_d = -1). The crossing of d shifts
+//   coordinate t = (d + g) mod D by c_d * J[d]; if t is traversed after d, t simply starts from the shifted
+//   coordinate; if t was traversed before d, t aimed at its destination coordinate minus that shift so that
+//   the shift lands it on its destination. The hop count is the minimum total over all choices; it is
+//   computed exactly for this family in O(3^W * D) per route (W = wrapped dimensions; the order enters only
+//   through "is the dimension twisting into d traversed before d?", subject to the orders being acyclic
+//   on every cycle of d -> (d + g) mod D). Every candidate is a real path, so the result is never shorter
+//   than the true distance; it is never longer than the mesh distance (all c_d = 0).
+//
+// Throws std::invalid_argument for everything make_torus rejects, and when: D > 6 (the search grows as
+// 3^D); g < 0 or g >= D; jump does not have one entry per dimension.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "xsim/netmodel/network.hpp"
+#include "xsim/simtime.hpp"
+
+namespace xsim::net {
+
+std::unique_ptr<Network> make_twisted_torus(std::vector<int> dims, std::vector<int> wrap, int degree,
+                                            std::vector<int> jump, SimTime link_latency,
+                                            uint64_t link_bandwidth_bps);
+
+}  // namespace xsim::net
