@@ -35,6 +35,10 @@ class Star final : public Network {
     }
   }
 
+  // Entry/exit point: the switch, one link away from every endpoint.
+  Route to_gateway(int) const override { return {link_latency_, bandwidth_bps_, 1}; }
+  Route from_gateway(int) const override { return {link_latency_, bandwidth_bps_, 1}; }
+
   int endpoints() const override { return endpoints_; }
 
   Route route(int src, int dst) const override {

@@ -16,6 +16,9 @@ struct Route {
   SimTime latency;              // sum of the link latencies along the route
   uint64_t min_bandwidth_bps;   // smallest link bandwidth along the route (bits per second)
   int hops;                     // number of links traversed (0 for src == dst)
+  // Links traversed on each level of a hierarchy, outermost first (single networks fill level 0).
+  static constexpr int kMaxLevels = 6;
+  int level_hops[kMaxLevels] = {0, 0, 0, 0, 0, 0};
 };
 
 // Per-message overheads added to every message between distinct endpoints (default 0).
@@ -40,6 +43,11 @@ class Network {
   // Smallest latency between any two distinct endpoints (for a zero-byte message, overheads included).
   // The simulator's lookahead; always > 0 for a valid network.
   virtual SimTime min_latency() const = 0;
+  // The routes between endpoint `e` and this network's entry/exit point: where the network attaches to
+  // the enclosing level of a hierarchy. Default: endpoint 0 holds the uplink. Topologies with a natural
+  // gateway router (the star's switch) override both.
+  virtual Route to_gateway(int e) const { return route(e, 0); }
+  virtual Route from_gateway(int e) const { return route(0, e); }
   // One line, e.g. "star, 4096 endpoints, link latency 25 us, link bandwidth 1 Gbps".
   virtual std::string describe() const = 0;
 

@@ -1,0 +1,72 @@
+#include "xsim/netmodel/hierarchy.hpp"
+
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace xsim::net {
+
+Hierarchy::Hierarchy(std::vector<std::unique_ptr<Network>> levels) : levels_(std::move(levels)) {
+  if (levels_.empty()) throw std::invalid_argument("a network needs at least one level");
+  if (levels_.size() > static_cast<size_t>(Route::kMaxLevels))
+    throw std::invalid_argument("a network has at most " + std::to_string(Route::kMaxLevels) + " levels (got " +
+                                std::to_string(levels_.size()) + ")");
+  stride_.assign(levels_.size(), 1);
+  int64_t total = 1;
+  for (size_t i = levels_.size(); i-- > 0;) {
+    stride_[i] = static_cast<int>(total);
+    total *= levels_[i]->endpoints();
+    if (total > std::numeric_limits<int32_t>::max())
+      throw std::invalid_argument("the network has more than 2^31-1 cores; make a level smaller");
+  }
+  cores_ = static_cast<int>(total);
+}
+
+namespace {
+void add(Route& r, const Route& part, size_t level) {
+  r.latency += part.latency;
+  if (part.hops > 0 && part.min_bandwidth_bps < r.min_bandwidth_bps) r.min_bandwidth_bps = part.min_bandwidth_bps;
+  r.hops += part.hops;
+  r.level_hops[level] += part.hops;
+}
+}  // namespace
+
+Route Hierarchy::route_keyed(int src, int dst, uint64_t key) const {
+  Route r{SimTime::zero(), std::numeric_limits<uint64_t>::max(), 0};
+  size_t n = levels_.size(), d = 0;
+  for (; d < n; ++d)
+    if (src / stride_[d] % levels_[d]->endpoints() != dst / stride_[d] % levels_[d]->endpoints()) break;
+  if (d == n) {  // same core
+    r.min_bandwidth_bps = levels_[n - 1]->route(0, 0).min_bandwidth_bps;
+    return r;
+  }
+  auto idx = [&](int core, size_t i) { return core / stride_[i] % levels_[i]->endpoints(); };
+  add(r, levels_[d]->route_keyed(idx(src, d), idx(dst, d), key), d);
+  for (size_t i = d + 1; i < n; ++i) {
+    add(r, levels_[i]->to_gateway(idx(src, i)), i);
+    add(r, levels_[i]->from_gateway(idx(dst, i)), i);
+  }
+  return r;
+}
+
+SimTime Hierarchy::min_latency() const {
+  SimTime m = SimTime::infinity();
+  for (size_t i = 0; i < levels_.size(); ++i)
+    if (levels_[i]->endpoints() > 1) m = min(m, levels_[i]->min_latency());
+  return m;
+}
+
+SimTime Hierarchy::min_latency_across(int i) const {
+  // The level's own minimum; the gateway routes inside it only add.
+  return levels_[static_cast<size_t>(i)]->endpoints() > 1 ? levels_[static_cast<size_t>(i)]->min_latency()
+                                                           : SimTime::infinity();
+}
+
+std::string Hierarchy::describe() const {
+  if (levels_.size() == 1) return levels_[0]->describe();
+  std::string s = std::to_string(cores_) + " cores in " + std::to_string(levels_.size()) + " levels: ";
+  for (size_t i = 0; i < levels_.size(); ++i) s += (i ? " / " : "") + levels_[i]->describe();
+  return s;
+}
+
+}  // namespace xsim::net

@@ -1,0 +1,40 @@
+// Hierarchical networks (004 §III "hierarchical combinations", DESIGN.md §4): level 0 is the outermost
+// (system) network; every endpoint of level i is a whole copy of level i+1 (a node holds sockets, a socket
+// holds cores). Cores are numbered with the innermost level fastest: core = ((i0 * E1) + i1) * E2 + i2...
+// A message between two cores uses only the innermost network that contains both; on every level inside
+// that one it leaves the source's network through that network's gateway (Network::to_gateway) and enters
+// the destination's through its gateway (Network::from_gateway). Latencies add up; the bandwidth is the
+// smallest on the whole route. Layer: netmodel (pure). Immutable; route() allocates nothing.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "xsim/netmodel/network.hpp"
+
+namespace xsim::net {
+
+class Hierarchy final : public Network {
+ public:
+  // Throws std::invalid_argument when there are no levels, more than Route::kMaxLevels, or the total
+  // number of cores exceeds 2^31 - 1.
+  explicit Hierarchy(std::vector<std::unique_ptr<Network>> levels);
+  int endpoints() const override { return cores_; }
+  Route route(int src, int dst) const override { return route_keyed(src, dst, 0); }
+  Route route_keyed(int src, int dst, uint64_t key) const override;
+  SimTime min_latency() const override;
+  std::string describe() const override;
+
+  int levels() const { return static_cast<int>(levels_.size()); }
+  const Network& level(int i) const { return *levels_[static_cast<size_t>(i)]; }
+  // Cores per endpoint of level i (the product of the sizes of the levels inside it).
+  int cores_per_endpoint(int i) const { return stride_[static_cast<size_t>(i)]; }
+  // The smallest latency of a route that crosses level i (two cores in different endpoints of level i).
+  SimTime min_latency_across(int i) const;
+
+ private:
+  std::vector<std::unique_ptr<Network>> levels_;
+  std::vector<int> stride_;
+  int cores_ = 1;
+};
+
+}  // namespace xsim::net
