@@ -96,8 +96,9 @@ XSIM_API double MPI_Wtick(void) { return 1e-12; }
 
 XSIM_API int MPI_Get_processor_name(char* name, int* resultlen) {
   return guarded("MPI_Get_processor_name", MPI_COMM_WORLD, [&] {
-    // With the star network every virtual rank is a simulated node of its own.
-    int n = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "xsim-node%d", E().current().world);
+    // The simulated node (endpoint of the outermost network) that holds the rank's core.
+    int n = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "xsim-node%lld",
+                          static_cast<long long>(E().node_of(E().current().world)));
     *resultlen = n;
   });
 }

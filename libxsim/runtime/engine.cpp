@@ -13,6 +13,7 @@
 #include <new>
 
 #include "native/datatype.hpp"
+#include "xsim/netmodel/hierarchy.hpp"
 #include "native/exchange.hpp"
 #include "options.hpp"
 
@@ -72,16 +73,30 @@ int64_t ack_token(int id, uint32_t gen) { return (static_cast<int64_t>(id) << 32
 }  // namespace
 
 Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
-               int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp)
+               int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp,
+               std::vector<int32_t> core_of_rank, int64_t cores_per_node)
     : opt_(opt), net_(std::move(net)), cpu_(std::move(cpu)), host_timing_(cpu_->uses_host_time()), proc_(proc),
       nprocs_(nprocs), nranks_(opt.np > 0 ? opt.np : nprocs), app_main_(app_main), argc_(argc), argv_(argv),
-      envp_(envp) {
+      envp_(envp), core_of_rank_(std::move(core_of_rank)), cores_per_node_(std::max<int64_t>(1, cores_per_node)) {
+  // Ownership: contiguous blocks of ranks. With the default placement (rank r on core r) the blocks are
+  // cut at node boundaries, so that on-node traffic stays inside one native process and the lookahead
+  // between processes is the latency of the outermost network.
+  const bool node_aligned = core_of_rank_.empty();
+  proc_first_.resize(static_cast<size_t>(nprocs_) + 1);
+  const int64_t nodes = (nranks_ + cores_per_node_ - 1) / cores_per_node_;
+  for (int p = 0; p <= nprocs_; ++p) {
+    proc_first_[static_cast<size_t>(p)] =
+        node_aligned ? std::min(nranks_, p * nodes / nprocs_ * cores_per_node_) : p * nranks_ / nprocs_;
+  }
   first_local_ = first_rank_of(proc_);
   int64_t nlocal = first_rank_of(proc_ + 1) - first_local_;
   ranks_.resize(static_cast<size_t>(nlocal));
   stacks_ = std::make_unique<StackPool>(static_cast<size_t>(nlocal), opt.stack_size);
   if (nprocs_ > 1) {
     lookahead_ = net_->min_latency();
+    if (node_aligned)
+      if (auto* h = dynamic_cast<const net::Hierarchy*>(net_.get()); h && h->levels() > 1)
+        lookahead_ = max(lookahead_, h->min_latency_across(0));
     exchange_ = std::make_unique<native::Exchange>(nprocs_);
   }
   if (net_->min_latency() <= SimTime::zero())
@@ -347,7 +362,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   uint64_t bytes = count > 0 ? native::type_size(type) * static_cast<uint64_t>(count) : 0;
   Message* m = Message::create(bytes);
   if (bytes) native::pack(buf, count, type, m->payload());
-  SimTime latency = net_->message_latency(r.world, static_cast<int>(dst), bytes);
+  SimTime latency = net_->message_latency(core_of(r.world), core_of(dst), bytes);
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
   m->seq = r.send_seq++;
   m->ctx = ctx;
@@ -366,7 +381,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
 
 void Engine::send_ack(Rank& r, Message* m, SimTime when) {
   Message* a = Message::create(0);
-  a->t_arrive = when + net_->message_latency(r.world, m->src, 0);
+  a->t_arrive = when + net_->message_latency(core_of(r.world), core_of(m->src), 0);
   a->seq = r.send_seq++;
   a->ctx = m->ctx;
   a->bytes = 0;

@@ -10,6 +10,7 @@
 
 #include <boost/context/fiber.hpp>
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <string>
@@ -123,8 +124,13 @@ struct Rank {
 
 class Engine {
  public:
+  // `core_of_rank`: the network endpoint (core) of each virtual rank; empty means rank r sits on core r.
+  // `cores_per_node`: cores inside one endpoint of the outermost network (a simulated node). With the
+  // default placement, native processes own whole nodes, so the lookahead between them is the
+  // outermost network's minimum latency.
   Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
-         int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp);
+         int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp,
+         std::vector<int32_t> core_of_rank = {}, int64_t cores_per_node = 1);
   ~Engine();
 
   // Runs the simulation to the end. Returns the process exit code.
@@ -134,8 +140,14 @@ class Engine {
   int64_t world_size() const { return nranks_; }
   int proc() const { return proc_; }
   int nprocs() const { return nprocs_; }
-  int owner_of(int64_t world) const { return static_cast<int>(((world + 1) * nprocs_ - 1) / nranks_); }
-  int64_t first_rank_of(int p) const { return static_cast<int64_t>(p) * nranks_ / nprocs_; }
+  int owner_of(int64_t world) const {
+    return static_cast<int>(std::upper_bound(proc_first_.begin(), proc_first_.end(), world) - proc_first_.begin()) - 1;
+  }
+  int64_t first_rank_of(int p) const { return proc_first_[static_cast<size_t>(p)]; }
+  int32_t core_of(int64_t world) const {
+    return core_of_rank_.empty() ? static_cast<int32_t>(world) : core_of_rank_[static_cast<size_t>(world)];
+  }
+  int64_t node_of(int64_t world) const { return core_of(world) / cores_per_node_; }
   bool in_rank() const { return current_ != nullptr; }
   Rank& current() { return *current_; }
   Rank* local_rank(int64_t world) {
@@ -235,6 +247,9 @@ class Engine {
   char** argv_;
   char** envp_;
   std::vector<Rank> ranks_;
+  std::vector<int32_t> core_of_rank_;
+  int64_t cores_per_node_ = 1;
+  std::vector<int64_t> proc_first_;         // first rank of each native process; proc_first_[nprocs] = M
   std::unique_ptr<StackPool> stacks_;
   std::vector<HeapEntry> heap_;
   Rank* current_ = nullptr;
