@@ -17,6 +17,9 @@
 
 #include <toml++/toml.h>
 
+#include "network_config.hpp"
+#include "xsim/netmodel/dragonfly.hpp"
+#include "xsim/netmodel/network.hpp"
 #include "xsim/units.hpp"
 
 namespace xsim {
@@ -29,7 +32,7 @@ constexpr int64_t kMaxRanks = INT_MAX;  // ranks and endpoints are C ints in MPI
 // ---------------------------------------------------------------------------------------------------
 // The option table: one row per option; the command line, the environment and help_text() read it.
 
-enum class Opt { np, mn, config, cpu, cpu_scale, stack, poll_cost, report, print_config, help };
+enum class Opt { np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, report, print_config, help };
 
 struct OptionDef {
   Opt id;
@@ -42,6 +45,8 @@ struct OptionDef {
 constexpr OptionDef kOptions[] = {
     {Opt::np, "np", "XSIM_NP", "M", "number of virtual ranks to simulate"},
     {Opt::mn, "mn", "XSIM_MN", "SPEC", "network model: a preset name or an inline spec (see below)"},
+    {Opt::placement, "placement", "XSIM_PLACEMENT", "block|roundrobin|file:PATH",
+     "placement of virtual ranks on cores (file: one core index per line for ranks 0..np-1)"},
     {Opt::config, "config", "XSIM_CONFIG", "FILE", "TOML configuration file (schema: -xsim-print-config)"},
     {Opt::cpu, "cpu", "XSIM_CPU", "none|scaled",
      "processor model: scaled charges host compute time x scale, none charges nothing (deterministic)"},
@@ -56,13 +61,8 @@ constexpr OptionDef kOptions[] = {
     {Opt::help, "help", "XSIM_HELP", nullptr, "print this help"},
 };
 
-constexpr const char* kPresets[] = {"ethernet"};
-constexpr const char* kTopologies[] = {"star"};
-// Named in DESIGN.md §4/§5 but not implemented yet: recognized so that the message says so.
-constexpr const char* kPlannedTopologies[] = {"ring", "mesh", "torus", "twisted-torus", "tree", "dragonfly",
-                                              "fat-tree", "fattree"};
-constexpr const char* kPlannedPresets[] = {"multicore-ethernet", "multi-core-ethernet", "mesh", "torus",
-                                           "twisted-torus"};
+constexpr const char* kTopologies[] = {"star", "ring", "mesh", "torus", "twistedtorus", "tree", "dragonfly",
+                                       "fattree"};  // order = TopoBit below
 
 // ---------------------------------------------------------------------------------------------------
 // Small helpers.
@@ -217,83 +217,434 @@ SimTime check_latency(SimTime t, const std::string& where) {
   return t;
 }
 
-int64_t check_endpoints(int64_t n, const std::string& where, bool allow_zero) {
-  if (n < (allow_zero ? 0 : 1) || n > kMaxRanks)
-    fail(where, "the endpoint count must be between " + std::string(allow_zero ? "0 (one per virtual rank)" : "1") +
-                    " and " + std::to_string(kMaxRanks) + " (got " + std::to_string(n) + ")");
-  return n;
+int64_t parse_int(std::string_view v, const std::string& where, const std::string& what, int64_t lo, int64_t hi) {
+  int64_t x = 0;
+  std::string_view t = v;
+  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), x);
+  if (t.empty() || ec != std::errc() || p != t.data() + t.size())
+    fail(where, what + " " + quoted(v) + " is not an integer");
+  if (x < lo || x > hi)
+    fail(where, what + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " +
+                    std::to_string(x) + ")");
+  return x;
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Network specs.
+// Network levels: one key table shared by the inline form (-xsim-mn) and TOML ([[network.level]]).
 
-[[noreturn]] void unsupported_topology(std::string_view name, const std::string& where) {
-  fail(where, "network topology " + quoted(name) + " is not supported yet; supported topologies: " +
-                  join(kTopologies) + " (presets: " + join(kPresets) + ")");
+enum TopoBit : unsigned {
+  kStar = 1, kRing = 2, kMesh = 4, kTorus = 8, kTwisted = 16, kTree = 32, kDragonfly = 64, kFatTree = 128
+};
+constexpr unsigned kGrid = kMesh | kTorus | kTwisted;
+constexpr unsigned kAllTopologies = 255;
+
+unsigned topo_bit(std::string_view t) {
+  for (size_t i = 0; i < std::size(kTopologies); ++i)
+    if (t == kTopologies[i]) return 1u << i;
+  return 0;
+}
+
+// Accepted spellings: "twisted-torus", "twisted_torus", "fat-tree", "fat_tree".
+std::string canonical_topology(std::string_view t) {
+  if (t == "twisted-torus" || t == "twisted_torus") return "twistedtorus";
+  if (t == "fat-tree" || t == "fat_tree") return "fattree";
+  return std::string(t);
+}
+
+enum class Kind { integer, int_list, time, bandwidth, boolean, text };
+
+struct LevelKey {
+  const char* name;   // TOML key; also accepted inline
+  const char* alias;  // short inline spelling, or nullptr
+  Kind kind;
+  unsigned topologies;
+};
+
+constexpr LevelKey kLevelKeys[] = {
+    {"size", nullptr, Kind::int_list, kStar | kRing | kGrid | kTree},
+    {"endpoints", "n", Kind::integer, kStar | kRing | kTree},
+    {"dims", nullptr, Kind::integer, kGrid},
+    {"wrap", nullptr, Kind::int_list, kTorus | kTwisted},
+    {"degree", nullptr, Kind::integer, kTwisted},
+    {"jump", nullptr, Kind::int_list, kTwisted},
+    {"uni", nullptr, Kind::boolean, kRing},
+    {"k", nullptr, Kind::integer, kTree},
+    {"depth", nullptr, Kind::integer, kTree},
+    {"p", nullptr, Kind::integer, kDragonfly},
+    {"a", nullptr, Kind::integer, kDragonfly},
+    {"h", nullptr, Kind::integer, kDragonfly},
+    {"g", nullptr, Kind::integer, kDragonfly},
+    {"columns", "cols", Kind::integer, kDragonfly},
+    {"routing", nullptr, Kind::text, kDragonfly},
+    {"m", nullptr, Kind::integer, kFatTree},
+    {"n", nullptr, Kind::integer, kFatTree},
+    {"latency", "lat", Kind::time, kAllTopologies},
+    {"bandwidth", "bw", Kind::bandwidth, kAllTopologies},
+    {"terminal_latency", "tlat", Kind::time, kDragonfly},
+    {"terminal_bandwidth", "tbw", Kind::bandwidth, kDragonfly},
+    {"local_latency", "llat", Kind::time, kDragonfly},
+    {"local_bandwidth", "lbw", Kind::bandwidth, kDragonfly},
+    {"global_latency", "glat", Kind::time, kDragonfly},
+    {"global_bandwidth", "gbw", Kind::bandwidth, kDragonfly},
+};
+
+// The key `name` of a `topology` level, or nullptr. `inline_form` also accepts the short aliases.
+const LevelKey* find_level_key(std::string_view name, const std::string& topology, bool inline_form) {
+  unsigned bit = topo_bit(topology);
+  for (const auto& k : kLevelKeys)
+    if ((k.topologies & bit) && (name == k.name || (inline_form && k.alias && name == k.alias))) return &k;
+  return nullptr;
+}
+
+bool is_level_key_anywhere(std::string_view name, bool inline_form) {
+  for (const auto& k : kLevelKeys)
+    if (name == k.name || (inline_form && k.alias && name == k.alias)) return true;
+  return false;
+}
+
+std::vector<std::string> level_key_names(const std::string& topology, bool inline_form) {
+  std::vector<std::string> v;
+  unsigned bit = topo_bit(topology);
+  for (const auto& k : kLevelKeys)
+    if (k.topologies & bit) {
+      if (inline_form && k.alias) v.emplace_back(k.alias);
+      else v.emplace_back(k.name);
+    }
+  return v;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+template <class T>
+std::string join_ints(const std::vector<T>& v, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
+  return s;
+}
+
+// "8x8x8", "8,8,8" or "8" -> {8, 8, 8}.
+std::vector<int64_t> parse_int_list(std::string_view v, const std::string& where, const std::string& what,
+                                    int64_t lo, int64_t hi) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= v.size(); ++i) {
+    if (i == v.size() || v[i] == 'x' || v[i] == 'X' || v[i] == ',') {
+      std::string_view item = v.substr(start, i - start);
+      if (item.empty())
+        fail(where, what + " " + quoted(v) + " has an empty entry; give integers separated by 'x' or ','");
+      out.push_back(parse_int(item, where, what, lo, hi));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+// Sets one key of a level from its text form. `slot` is what the key sets (for "given twice" checks).
+std::string set_level_key(NetworkLevel& lv, const LevelKey& key, std::string_view v, const std::string& where) {
+  const std::string_view name = key.name;
+  const std::string& t = lv.topology;
+  const bool star_or_ring = t == "star" || t == "ring";
+  auto integer = [&](int64_t lo, int64_t hi) { return parse_int(v, where, std::string(name), lo, hi); };
+  if (name == "size" || (name == "endpoints" && star_or_ring)) {
+    std::vector<int64_t> s = parse_int_list(v, where, t == "tree" ? "tree arity" : star_or_ring ? "endpoint count" : "size", t == "tree" ? 2 : 1,
+                                            kMaxRanks);
+    if ((star_or_ring || t == "tree") && s.size() != 1)
+      fail(where, "the size of a " + t + " is one number (" +
+                      (t == "tree" ? std::string("its arity k") : std::string("its endpoint count")) + "), got " +
+                      quoted(v));
+    if (name == "endpoints" && star_or_ring) {
+      lv.size = s;
+      return "size";
+    }
+    if (t == "tree") {
+      lv.k = static_cast<int>(s[0]);
+      return "k";
+    }
+    lv.size = s;
+    return "size";
+  }
+  if (name == "endpoints") {
+    lv.endpoints = integer(1, kMaxRanks);
+  } else if (name == "dims") {
+    lv.dims = static_cast<int>(integer(1, 16));
+  } else if (name == "wrap") {
+    lv.wrap.clear();
+    for (int64_t x : parse_int_list(v, where, "wrap entry", 0, 1)) lv.wrap.push_back(static_cast<int>(x));
+  } else if (name == "degree") {
+    lv.degree = static_cast<int>(integer(0, 15));
+  } else if (name == "jump") {
+    lv.jump.clear();
+    for (int64_t x : parse_int_list(v, where, "jump entry", -kMaxRanks, kMaxRanks))
+      lv.jump.push_back(static_cast<int>(x));
+  } else if (name == "uni") {
+    lv.uni = to_bool(v, where);
+  } else if (name == "k") {
+    lv.k = static_cast<int>(integer(2, kMaxRanks));
+  } else if (name == "depth") {
+    lv.depth = static_cast<int>(integer(1, 31));
+  } else if (name == "p") {
+    lv.p = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "a") {
+    lv.a = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "h") {
+    lv.h = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "g") {
+    lv.g = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "columns") {
+    lv.columns = static_cast<int>(integer(0, kMaxRanks));
+  } else if (name == "routing") {
+    if (v == "min" || v == "minimal") lv.routing = "minimal";
+    else if (v == "val" || v == "valiant") lv.routing = "valiant";
+    else fail(where, "unknown dragonfly routing " + quoted(v) + "; give minimal (min) or valiant (val)");
+  } else if (name == "m") {
+    int64_t m = integer(2, 1 << 20);
+    if (m % 2) fail(where, "the fat tree's switch port count m must be even (got " + std::to_string(m) + ")");
+    lv.m = static_cast<int>(m);
+  } else if (name == "n") {
+    lv.n = static_cast<int>(integer(1, 32));
+  } else if (key.kind == Kind::time) {
+    SimTime x = check_latency(to_time(v, where), where);
+    if (name == "latency") lv.latency = x;
+    else if (name == "terminal_latency") lv.terminal_latency = x;
+    else if (name == "local_latency") lv.local_latency = x;
+    else lv.global_latency = x;
+  } else if (key.kind == Kind::bandwidth) {
+    uint64_t x = to_bandwidth(v, where);
+    if (name == "bandwidth") lv.bandwidth_bps = x;
+    else if (name == "terminal_bandwidth") lv.terminal_bandwidth_bps = x;
+    else if (name == "local_bandwidth") lv.local_bandwidth_bps = x;
+    else lv.global_bandwidth_bps = x;
+  }
+  return std::string(name);
+}
+
+// Grid dimensions of a mesh/torus/twisted torus level: its size's, else dims, else wrap's or jump's, else 1.
+size_t grid_dims(const NetworkLevel& lv) {
+  if (!lv.size.empty()) return lv.size.size();
+  if (lv.dims > 0) return static_cast<size_t>(lv.dims);
+  if (!lv.wrap.empty()) return lv.wrap.size();
+  if (!lv.jump.empty()) return lv.jump.size();
+  return 1;
+}
+
+// Checks that need the whole level; then, when its size is fixed, builds it once so that the netmodel's
+// own checks (g <= a*h + 1, columns dividing a, ...) report here, with the level's origin.
+void validate_level(const NetworkLevel& lv, const std::string& where) {
+  const std::string& t = lv.topology;
+  if (topo_bit(t) & kGrid) {
+    size_t d = grid_dims(lv);
+    if (!lv.size.empty() && lv.dims > 0 && static_cast<size_t>(lv.dims) != lv.size.size())
+      fail(where, "dims=" + std::to_string(lv.dims) + " does not match the size " + join_ints(lv.size, "x") +
+                      " (" + std::to_string(lv.size.size()) + " dimensions); give one of them");
+    if (!lv.wrap.empty() && lv.wrap.size() != d)
+      fail(where, "wrap has " + std::to_string(lv.wrap.size()) + " entries but the " + t + " has " +
+                      std::to_string(d) + " dimensions; give one 0/1 per dimension");
+    if (!lv.jump.empty() && lv.jump.size() != d)
+      fail(where, "jump has " + std::to_string(lv.jump.size()) + " entries but the " + t + " has " +
+                      std::to_string(d) + " dimensions; give one per dimension");
+    if (t == "twistedtorus" && static_cast<size_t>(lv.degree) >= d)
+      fail(where, "the toroidal degree must be below the number of dimensions (" + std::to_string(d) +
+                      "), got degree=" + std::to_string(lv.degree));
+  }
+  if (t == "tree" && lv.depth > 0 && lv.endpoints > 0)
+    fail(where, "give the tree's depth or its endpoint count, not both");
+  if (t == "tree" && lv.depth > 0) {
+    int64_t leaves = 1;
+    for (int i = 0; i < lv.depth; ++i)
+      if ((leaves *= lv.k) > kMaxRanks)
+        fail(where, "a " + std::to_string(lv.k) + "-ary tree of depth " + std::to_string(lv.depth) +
+                        " has more than 2^31-1 leaves; give a smaller depth");
+  }
+  if (level_size_derived(lv)) return;
+  try {
+    (void)build_level(lv);
+  } catch (const std::invalid_argument& e) {
+    fail(where, e.what());
+  } catch (const ConfigError& e) {
+    fail(where, e.what());
+  }
+}
+
+std::string compact(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  return s;
+}
+
+std::vector<std::string> split_levels(std::string_view spec) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    char c = spec[i];
+    // "/s" at the end of a field is part of a unit ("2GB/s", "8 Gbit/s"), not a level separator.
+    if (c == '/' && !(i + 1 < spec.size() && spec[i + 1] == 's' &&
+                      (i + 2 == spec.size() || spec[i + 2] == ':' || spec[i + 2] == '/'))) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string_view> split_fields(std::string_view s) {
+  std::vector<std::string_view> fields;
+  for (;;) {
+    size_t c = s.find(':');
+    fields.push_back(s.substr(0, c));
+    if (c == std::string_view::npos) break;
+    s.remove_prefix(c + 1);
+  }
+  return fields;
+}
+
+bool looks_like_size(std::string_view f) {
+  return !f.empty() && std::all_of(f.begin(), f.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == 'x' || c == 'X' || c == ',' || c == '-' || c == '+';
+  }) && f.front() != 'x' && f.front() != 'X';
+}
+
+bool is_preset(std::string_view name) {
+  for (const auto& p : network_preset_names())
+    if (name == p) return true;
+  return false;
 }
 
 NetworkSpec inline_spec(const std::string& spec) {
   const std::string where = "bad network spec " + quoted(spec);
-  const std::string example = " (e.g. star:4096:lat=25us:bw=1Gbps or ethernet:lat=10us)";
-  std::vector<std::string_view> fields;
-  std::string_view rest = spec;
-  for (;;) {
-    size_t c = rest.find(':');
-    fields.push_back(rest.substr(0, c));
-    if (c == std::string_view::npos) break;
-    rest.remove_prefix(c + 1);
-  }
-  std::string_view head = fields[0];
+  const std::string example =
+      " (e.g. star:64:lat=25us:bw=1Gbps, torus:8x8x8/star:2, ethernet:lat=10us; see -xsim-help)";
+  const std::vector<std::string> levels = split_levels(spec);
+  if (levels.size() > static_cast<size_t>(net::Route::kMaxLevels))
+    fail(where, "a network has at most " + std::to_string(net::Route::kMaxLevels) + " levels (got " +
+                    std::to_string(levels.size()) + ")");
   NetworkSpec ns;
-  if (head.empty()) fail(where, "it must start with a preset or topology name" + example);
-  if (head == "star") {
-    ns.preset = "custom";
-    ns.topology = "star";
-  } else if (contains(kPresets, head)) {
-    ns = network_preset(std::string(head));
-  } else if (contains(kPlannedTopologies, head) || contains(kPlannedPresets, head)) {
-    unsupported_topology(head, where);
-  } else {
-    std::vector<std::string> known(std::begin(kPresets), std::end(kPresets));
-    known.insert(known.end(), std::begin(kTopologies), std::end(kTopologies));
-    fail(where, "unknown network " + quoted(head) + "; known presets: " + join(kPresets) +
-                    "; known topologies: " + join(kTopologies) + suggestion(head, known) + example);
-  }
-  bool have_count = false;
-  for (size_t i = 1; i < fields.size(); ++i) {
-    std::string_view f = fields[i];
-    if (f.empty()) fail(where, "empty field after ':'" + example);
-    size_t eq = f.find('=');
-    std::string_view key = eq == std::string_view::npos ? std::string_view{} : f.substr(0, eq);
-    std::string_view val = eq == std::string_view::npos ? f : f.substr(eq + 1);
-    if (eq == std::string_view::npos || key == "n" || key == "endpoints") {
-      if (have_count) fail(where, "the endpoint count is given twice");
-      int64_t n = 0;
-      auto [p, ec] = std::from_chars(val.data(), val.data() + val.size(), n);
-      if (val.empty() || ec != std::errc() || p != val.data() + val.size()) {
-        if (eq == std::string_view::npos)
-          fail(where, "field " + quoted(f) + " is neither an endpoint count nor key=value; keys: lat, bw, os, or" +
-                          example);
-        fail(where, "endpoint count " + quoted(val) + " is not a positive integer");
-      }
-      ns.endpoints = check_endpoints(n, where, false);
-      have_count = true;
-    } else if (key == "lat" || key == "latency") {
-      ns.link_latency = check_latency(to_time(val, where), where);
-    } else if (key == "bw" || key == "bandwidth") {
-      ns.link_bandwidth_bps = to_bandwidth(val, where);
-    } else if (key == "os" || key == "send_overhead") {
-      ns.send_overhead = to_time(val, where);
-    } else if (key == "or" || key == "recv_overhead") {
-      ns.recv_overhead = to_time(val, where);
-    } else {
-      fail(where, "unknown key " + quoted(key) + "; known keys: lat (link latency), bw (link bandwidth), "
-                  "os (send overhead), or (receive overhead)" +
-                      suggestion(key, {"lat", "bw", "os", "or", "latency", "bandwidth"}) + example);
+  ns.preset = "custom";
+  ns.levels.clear();
+  bool os_set = false, or_set = false;
+  auto overhead = [&](std::string_view key, std::string_view val, const std::string& w) {
+    bool send = key == "os" || key == "send_overhead";
+    bool& set = send ? os_set : or_set;
+    if (set) fail(w, std::string(send ? "the send" : "the receive") + " overhead is given twice");
+    set = true;
+    (send ? ns.send_overhead : ns.recv_overhead) = to_time(val, w);
+  };
+  auto is_overhead = [](std::string_view k) {
+    return k == "os" || k == "or" || k == "send_overhead" || k == "recv_overhead";
+  };
+  for (size_t li = 0; li < levels.size(); ++li) {
+    const std::string w =
+        levels.size() > 1 ? where + ", level " + std::to_string(li) + " " + quoted(levels[li]) : where;
+    const std::vector<std::string_view> fields = split_fields(levels[li]);
+    std::string_view head = fields[0];
+    if (head.empty()) {
+      if (levels.size() > 1 && fields.size() == 1) fail(w, "empty level between '/'" + example);
+      fail(w, "it must start with a preset or topology name" + example);
     }
+    NetworkLevel lv;
+    const std::string topo = canonical_topology(head);
+    if (is_preset(head)) {
+      NetworkSpec p = network_preset(std::string(head));
+      if (p.levels.size() > 1) {
+        std::string expanded = format_network_inline(p);
+        if (levels.size() > 1)
+          fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
+                      " levels; it cannot be one level of a larger network (it is " + expanded + ")");
+        NetworkSpec out = p;
+        bool cores_set = false;
+        for (size_t i = 1; i < fields.size(); ++i) {
+          std::string_view f = fields[i];
+          size_t eq = f.find('=');
+          std::string_view key = eq == std::string_view::npos ? f : f.substr(0, eq);
+          std::string_view val = eq == std::string_view::npos ? std::string_view{} : f.substr(eq + 1);
+          if (f.empty()) fail(w, "empty field after ':'" + example);
+          if (key == "cores" && eq != std::string_view::npos) {
+            if (cores_set) fail(w, "cores is given twice");
+            cores_set = true;
+            out.levels.back().size = {parse_int(val, w, "cores", 1, kMaxRanks)};
+          } else if (is_overhead(key) && eq != std::string_view::npos) {
+            overhead(key, val, w);
+          } else {
+            fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
+                        " levels and takes only cores=N (cores per node), os= and or=; to change anything else "
+                        "write the levels out: " + expanded);
+          }
+        }
+        out.send_overhead = ns.send_overhead;
+        out.recv_overhead = ns.recv_overhead;
+        return out;
+      }
+      lv = p.levels[0];
+      if (levels.size() == 1) ns.preset = std::string(head);
+    } else if (topo_bit(topo)) {
+      lv.topology = topo;
+    } else {
+      std::vector<std::string> known = network_preset_names();
+      known.insert(known.end(), std::begin(kTopologies), std::end(kTopologies));
+      fail(w, "unknown network " + quoted(head) + "; known presets: " + join(network_preset_names()) +
+                  "; known topologies: " + join(kTopologies) + suggestion(head, known) + example);
+    }
+    const std::string& t = lv.topology;
+    std::vector<std::string> seen;
+    auto mark = [&](const std::string& slot, std::string_view shown) {
+      if (std::find(seen.begin(), seen.end(), slot) != seen.end())
+        fail(w, (slot == "size" && (t == "star" || t == "ring") ? std::string("the endpoint count")
+                                                                   : quoted(shown)) + " is given twice");
+      seen.push_back(slot);
+    };
+    const std::string keys_of = "; keys of a " + t + " level: " + join(level_key_names(t, true)) +
+                                ", os (send overhead), or (receive overhead)";
+    for (size_t i = 1; i < fields.size(); ++i) {
+      std::string_view f = fields[i];
+      if (f.empty()) fail(w, "empty field after ':'" + example);
+      size_t eq = f.find('=');
+      if (eq == std::string_view::npos) {
+        if (f == "uni" && t == "ring") {
+          mark("uni", f);
+          lv.uni = true;
+        } else if (looks_like_size(f) && (topo_bit(t) & (kStar | kRing | kGrid | kTree))) {
+          mark(set_level_key(lv, *find_level_key("size", t, true), f, w), "size");
+        } else {
+          std::string expect = (topo_bit(t) & (kStar | kRing)) ? "an endpoint count"
+                               : t == "tree"                   ? "the tree's arity"
+                               : (topo_bit(t) & kGrid)         ? "a size such as 8x8"
+                                                               : "";
+          fail(w, "field " + quoted(f) + " is neither " + (expect.empty() ? "" : expect + " nor ") + "key=value" +
+                      keys_of);
+        }
+        continue;
+      }
+      std::string_view key = f.substr(0, eq), val = f.substr(eq + 1);
+      if (is_overhead(key)) {
+        overhead(key, val, w);
+        continue;
+      }
+      const LevelKey* k = find_level_key(key, t, true);
+      if (!k) {
+        std::vector<std::string> known = level_key_names(t, true);
+        known.insert(known.end(), {"os", "or"});
+        std::string why = is_level_key_anywhere(key, true) ? "key " + quoted(key) + " does not apply to a " + t + " level"
+                                                           : "unknown key " + quoted(key) + " for a " + t + " level";
+        fail(w, why + keys_of + suggestion(key, known));
+      }
+      mark(set_level_key(lv, *k, val, w), key);
+    }
+    validate_level(lv, w);
+    ns.levels.push_back(std::move(lv));
   }
   return ns;
 }
+
+std::string inline_time(SimTime t) { return compact(format_time(t)); }
+std::string inline_bw(uint64_t b) { return compact(format_bandwidth(b)); }
 
 // ---------------------------------------------------------------------------------------------------
 // TOML file.
@@ -301,7 +652,7 @@ NetworkSpec inline_spec(const std::string& spec) {
 // Where each cross-checked value was last set, for messages.
 struct Origins {
   std::string np = "-xsim-np";
-  std::string endpoints = "network";
+  std::string network = "the default network";
 };
 
 std::string read_whole_file(const std::string& path) {
@@ -385,7 +736,8 @@ class TomlLoader {
       if (key == k) return "simulation";
     for (const char* k : {"model", "scale"})
       if (key == k) return "cpu";
-    for (const char* k : {"preset", "topology", "endpoints", "latency", "bandwidth", "send_overhead", "recv_overhead"})
+    for (const char* k : {"preset", "topology", "endpoints", "latency", "bandwidth", "send_overhead", "recv_overhead",
+                          "placement", "placement_file", "size", "level"})
       if (key == k) return "network";
     return "";
   }
@@ -459,50 +811,193 @@ class TomlLoader {
     }
   }
 
+  // The text form of a level key's TOML value, after checking its type.
+  std::string level_value_text(const toml::node& n, const LevelKey& k, std::string_view table) const {
+    switch (k.kind) {
+      case Kind::integer:
+        return std::to_string(integer(n, table, k.name));
+      case Kind::int_list: {
+        const std::string expected = std::string(k.name) == "size"
+                                         ? "a size: an integer, an array of integers or a string such as \"8x8x8\""
+                                         : "an array of integers such as [1, 0, 1] or a string such as \"1,0,1\"";
+        if (n.is_integer()) return std::to_string(n.as_integer()->get());
+        if (n.is_string()) return std::string(n.as_string()->get());
+        if (!n.is_array()) wrong_type(n, table, k.name, expected);
+        std::string s;
+        const toml::array& a = *n.as_array();
+        if (a.empty()) fail(where(at(n), table, k.name), "the array is empty; " + expected);
+        for (size_t i = 0; i < a.size(); ++i) {
+          if (!a[i].is_integer()) wrong_type(a[i], table, k.name, "integers in the array");
+          s += (i ? "," : "") + std::to_string(a[i].as_integer()->get());
+        }
+        return s;
+      }
+      case Kind::time:
+        return std::string(str(n, table, k.name, "a time string such as \"25us\""));
+      case Kind::bandwidth:
+        return std::string(str(n, table, k.name, "a bandwidth string such as \"1Gbps\""));
+      case Kind::boolean:
+        if (!n.is_boolean()) wrong_type(n, table, k.name, "a boolean (true or false)");
+        return n.as_boolean()->get() ? "1" : "0";
+      case Kind::text:
+        return std::string(str(n, table, k.name, "a string"));
+    }
+    return "";
+  }
+
+  // Reads the level keys of `t` into `lv` (all keys of t except `skip`). `table` names it in messages.
+  void level_keys(const toml::table& t, NetworkLevel& lv, std::string_view table,
+                  const std::vector<std::string>& skip) const {
+    std::vector<std::string> seen;
+    for (auto&& [key, n] : t) {
+      std::string_view k = key.str();
+      if (k == "topology" || std::find(skip.begin(), skip.end(), k) != skip.end()) continue;
+      const LevelKey* lk = find_level_key(k, lv.topology, false);
+      std::vector<std::string> known = level_key_names(lv.topology, false);
+      known.insert(known.begin(), "topology");
+      if (!lk) {
+        if (is_level_key_anywhere(k, false))
+          fail(at(key.source().begin), "key " + quoted(k) + " does not apply to a " + lv.topology + " level in [" +
+                                           std::string(table) + "]; keys of a " + lv.topology + " level: " +
+                                           join(known));
+        std::vector<std::string> all = known;
+        all.insert(all.end(), skip.begin(), skip.end());
+        unknown_key(key, table, all);
+      }
+      std::string w = where(at(n), table, k);
+      std::string slot = set_level_key(lv, *lk, level_value_text(n, *lk, table), w);
+      if (std::find(seen.begin(), seen.end(), slot) != seen.end())
+        fail(w, "this sets the " + slot + " of the level a second time");
+      seen.push_back(slot);
+    }
+  }
+
+  std::string topology_of(const toml::node& n, std::string_view table) const {
+    std::string w = where(at(n), table, "topology");
+    std::string topo = canonical_topology(str(n, table, "topology", "a topology name string such as \"torus\""));
+    if (!topo_bit(topo))
+      fail(w, "unknown topology " + quoted(topo) + "; known topologies: " + join(kTopologies) +
+                  suggestion(topo, std::vector<std::string>(std::begin(kTopologies), std::end(kTopologies))));
+    return topo;
+  }
+
+  static constexpr const char* kNetworkKeys[] = {"preset", "placement", "placement_file", "send_overhead",
+                                                 "recv_overhead", "level"};
+
   void network(const toml::table& t) {
     NetworkSpec ns = o_.network;
+    org_.network = at(t);
+    std::vector<std::string> skip(std::begin(kNetworkKeys), std::end(kNetworkKeys));
+    bool shorthand = false;
+    for (auto&& [key, n] : t)
+      if (std::find(skip.begin(), skip.end(), key.str()) == skip.end()) shorthand = true;
     // The preset is the base whatever its place in the table; the other keys override it.
     if (const toml::node* p = t.get("preset")) {
       std::string w = where(at(*p), "network", "preset");
-      std::string_view name = str(*p, "network", "preset", "a preset name string such as \"ethernet\"");
+      std::string name(str(*p, "network", "preset", "a preset name string such as \"ethernet\""));
+      std::string head = name.substr(0, name.find(':'));
+      if (!is_preset(head)) {
+        std::vector<std::string> known = network_preset_names();
+        fail(w, "unknown network preset " + quoted(head) + "; known presets: " + join(known) + suggestion(head, known));
+      }
+      NetworkSpec base;
       try {
-        ns = network_preset(std::string(name));
+        base = parse_network_inline(name);
       } catch (const ConfigError& e) {
         fail(w, e.what());
       }
+      base.preset = head;
+      base.placement = ns.placement;
+      base.placement_file = ns.placement_file;
+      ns = base;
     }
-    bool from_preset = t.contains("preset");
+    const bool from_preset = t.contains("preset");
+    if (const toml::node* lv = t.get("level")) {
+      if (shorthand) {
+        for (auto&& [key, n] : t)
+          if (std::find(skip.begin(), skip.end(), key.str()) == skip.end())
+            fail(at(key.source().begin), "key " + quoted(key.str()) +
+                                             " describes a level; with [[network.level]] tables put it in one of "
+                                             "them (the [network] level keys are a shorthand for one level)");
+      }
+      if (!lv->is_array_of_tables())
+        fail(where(at(*lv), "network", "level"),
+             "expected an array of tables ([[network.level]] sections), got " + std::string(type_name(*lv)));
+      const toml::array& arr = *lv->as_array();
+      if (arr.size() > static_cast<size_t>(net::Route::kMaxLevels))
+        fail(at(*lv), "a network has at most " + std::to_string(net::Route::kMaxLevels) + " levels (got " +
+                          std::to_string(arr.size()) + ")");
+      ns.levels.clear();
+      for (size_t i = 0; i < arr.size(); ++i) {
+        const toml::table& lt = *arr[i].as_table();
+        NetworkLevel level;
+        if (const toml::node* tn = lt.get("topology")) level.topology = topology_of(*tn, "network.level");
+        level_keys(lt, level, "network.level", {});
+        validate_level(level, at(lt) + ": [[network.level]] " + std::to_string(i) + " (" +
+                                  format_network_level(level, false) + ")");
+        ns.levels.push_back(std::move(level));
+      }
+      if (!from_preset) ns.preset = "custom";
+    } else if (shorthand) {
+      if (ns.levels.size() != 1)
+        fail(at(t), "[network]: the level keys at [network] describe a single-level network, but preset " +
+                        quoted(ns.preset) + " has " + std::to_string(ns.levels.size()) +
+                        " levels; describe the levels with [[network.level]] tables instead");
+      NetworkLevel& level = ns.levels[0];
+      if (const toml::node* tn = t.get("topology")) {
+        std::string topo = topology_of(*tn, "network");
+        if (topo != level.topology) {
+          level = NetworkLevel{};  // another topology starts from its own defaults
+          level.topology = topo;
+        }
+        if (!from_preset) ns.preset = "custom";
+      }
+      level_keys(t, level, "network", skip);
+      validate_level(level, at(t) + ": [network] (" + format_network_level(level, false) + ")");
+    }
+    bool placement_given = false;
     for (auto&& [key, n] : t) {
       std::string_view k = key.str();
       std::string w = where(at(n), "network", k);
-      if (k == "preset") {
-        continue;
-      } else if (k == "topology") {
-        std::string_view topo = str(n, "network", k, "a topology name string such as \"star\"");
-        if (!contains(kTopologies, topo)) {
-          if (contains(kPlannedTopologies, topo)) unsupported_topology(topo, w);
-          fail(w, "unknown topology " + quoted(topo) + "; supported topologies: " + join(kTopologies));
+      if (k == "placement") {
+        std::string v(str(n, "network", k, "a string: \"block\", \"roundrobin\" or \"file\""));
+        placement_given = true;
+        if (v == "file:" || v.starts_with("file:")) {
+          ns.placement = "file";
+          ns.placement_file = relative_to_config(v.substr(5));
+        } else if (v == "block" || v == "roundrobin" || v == "file") {
+          ns.placement = v;
+        } else {
+          fail(w, "unknown placement " + quoted(v) + "; give block, roundrobin or file (with placement_file)" +
+                      suggestion(v, {"block", "roundrobin", "file"}));
         }
-        ns.topology = std::string(topo);
-        if (!from_preset) ns.preset = "custom";
-      } else if (k == "endpoints") {
-        ns.endpoints = check_endpoints(integer(n, "network", k), w, true);
-        org_.endpoints = at(n);
-      } else if (k == "latency") {
-        ns.link_latency = check_latency(time(n, "network", k), w);
-      } else if (k == "bandwidth") {
-        ns.link_bandwidth_bps =
-            to_bandwidth(str(n, "network", k, "a bandwidth string such as \"1Gbps\""), w);
+      } else if (k == "placement_file") {
+        ns.placement_file =
+            relative_to_config(std::string(str(n, "network", k, "a file name string")));
       } else if (k == "send_overhead") {
         ns.send_overhead = time(n, "network", k);
       } else if (k == "recv_overhead") {
         ns.recv_overhead = time(n, "network", k);
-      } else {
-        unknown_key(key, "network", {"preset", "topology", "endpoints", "latency", "bandwidth", "send_overhead",
-                                     "recv_overhead"});
       }
     }
+    if (const toml::node* pf = t.get("placement_file")) {
+      if (placement_given && ns.placement != "file")
+        fail(where(at(*pf), "network", "placement_file"),
+             "placement is " + quoted(ns.placement) + "; a placement file needs placement = \"file\" (or leave "
+             "placement out)");
+      ns.placement = "file";
+    }
+    if (ns.placement == "file" && ns.placement_file.empty())
+      fail(at(t), "[network] placement = \"file\" needs placement_file = \"PATH\" (one core per line for ranks "
+                  "0..np-1)");
     o_.network = ns;
+  }
+
+  // A relative placement file is relative to the directory of the config file.
+  std::string relative_to_config(const std::string& file) const {
+    if (file.empty() || file.front() == '/') return file;
+    size_t slash = path_.rfind('/');
+    return slash == std::string::npos ? file : path_.substr(0, slash + 1) + file;
   }
 
   std::string path_;
@@ -595,13 +1090,30 @@ void apply(Options& o, Origins& org, const Setting& s) {
   const std::string& w = s.where;
   switch (s.def->id) {
     case Opt::np: o.np = to_np(s.value, w); org.np = w; break;
-    case Opt::mn:
+    case Opt::mn: {
+      NetworkSpec n;
       try {
-        o.network = parse_network_inline(s.value);
+        n = parse_network_inline(s.value);
       } catch (const ConfigError& e) {
         fail(w, e.what());
       }
-      org.endpoints = w + " " + s.value;
+      n.placement = o.network.placement;  // -xsim-mn sets the levels and overheads, not the placement
+      n.placement_file = o.network.placement_file;
+      o.network = std::move(n);
+      org.network = w + " " + s.value;
+      break;
+    }
+    case Opt::placement:
+      if (s.value == "block" || s.value == "roundrobin") {
+        o.network.placement = s.value;
+        o.network.placement_file.clear();
+      } else if (s.value.starts_with("file:") && s.value.size() > 5) {
+        o.network.placement = "file";
+        o.network.placement_file = s.value.substr(5);
+      } else {
+        fail(w, "unknown placement " + quoted(s.value) + "; give block, roundrobin or file:PATH" +
+                    suggestion(s.value, {"block", "roundrobin"}));
+      }
       break;
     case Opt::config: break;  // handled before the file is loaded
     case Opt::cpu: o.cpu = to_cpu(s.value, w); break;
@@ -618,22 +1130,113 @@ void apply(Options& o, Origins& org, const Setting& s) {
 
 // ---------------------------------------------------------------------------------------------------
 
+std::vector<std::string> network_preset_names() {
+  return {"none", "ethernet", "multicore-ethernet", "mesh2d", "mesh3d-dualcore", "torus3d-dualcore",
+          "twistedtorus3d-dualcore", "aries"};
+}
+
 NetworkSpec network_preset(const std::string& name) {
-  if (name == "ethernet") {
-    NetworkSpec ns;  // the defaults are ethernet: star, 25 us, 1 Gbps
-    ns.preset = "ethernet";
-    ns.topology = "star";
-    ns.link_latency = SimTime::from_ns(25'000);
-    ns.link_bandwidth_bps = 1'000'000'000;
-    return ns;
+  auto level = [](const char* topology, SimTime lat, uint64_t bw) {
+    NetworkLevel lv;
+    lv.topology = topology;
+    lv.latency = lat;
+    lv.bandwidth_bps = bw;
+    return lv;
+  };
+  const SimTime us25 = SimTime::from_ns(25'000), us7 = SimTime::from_ns(7'000), us032 = SimTime::from_ns(320);
+  NetworkSpec ns;
+  ns.preset = name;
+  if (name == "none") {
+    // Communication practically free: 2 ps per message plus 8 ps per MB; latency stays > 0 (lookahead).
+    ns.levels = {level("star", SimTime::from_ps(1), 1'000'000'000'000'000'000ull)};
+  } else if (name == "ethernet") {
+    ns.levels = {level("star", us25, 1'000'000'000)};
+  } else if (name == "multicore-ethernet") {
+    NetworkLevel chip = level("star", us032, 12'000'000'000);
+    chip.size = {8};
+    ns.levels = {level("star", us25, 1'000'000'000), chip};
+  } else if (name == "mesh2d") {
+    NetworkLevel mesh = level("mesh", us7, 8'800'000'000);
+    mesh.dims = 2;
+    ns.levels = {mesh};
+  } else if (name == "mesh3d-dualcore" || name == "torus3d-dualcore" || name == "twistedtorus3d-dualcore") {
+    NetworkLevel sys = level(name == "mesh3d-dualcore" ? "mesh" : name == "torus3d-dualcore" ? "torus" : "twistedtorus",
+                             us7, 8'800'000'000);
+    sys.dims = 3;
+    NetworkLevel chip = level("star", us032, 9'600'000'000);
+    chip.size = {2};
+    ns.levels = {sys, chip};
+  } else if (name == "aries") {
+    net::DragonflyParams a = net::aries_dragonfly_params(1, net::DragonflyRouting::minimal);
+    NetworkLevel lv = level("dragonfly", a.terminal_latency, a.terminal_bandwidth_bps);
+    lv.p = a.p;
+    lv.a = a.a;
+    lv.h = a.h;
+    lv.g = 0;  // sized from the rank count
+    lv.columns = a.local_columns;
+    lv.terminal_latency = a.terminal_latency;
+    lv.terminal_bandwidth_bps = a.terminal_bandwidth_bps;
+    lv.local_latency = a.local_latency;
+    lv.local_bandwidth_bps = a.local_bandwidth_bps;
+    lv.global_latency = a.global_latency;
+    lv.global_bandwidth_bps = a.global_bandwidth_bps;
+    ns.levels = {lv};
+  } else {
+    std::vector<std::string> known = network_preset_names();
+    throw ConfigError("unknown network preset " + quoted(name) + "; known presets: " + join(known) +
+                      suggestion(name, known));
   }
-  std::vector<std::string> known(std::begin(kPresets), std::end(kPresets));
-  throw ConfigError("unknown network preset " + quoted(name) + "; known presets: " + join(kPresets) +
-                    suggestion(name, known) +
-                    " (multicore-ethernet, mesh, torus and twisted-torus are planned but not available yet)");
+  return ns;
 }
 
 NetworkSpec parse_network_inline(const std::string& spec) { return inline_spec(spec); }
+
+std::string format_network_level(const NetworkLevel& lv, bool with_links) {
+  const std::string& t = lv.topology;
+  std::string s = t;
+  unsigned bit = topo_bit(t);
+  if (bit & (kStar | kRing)) {
+    if (!lv.size.empty()) s += ":" + std::to_string(lv.size[0]);
+    if (lv.uni) s += ":uni";
+  } else if (bit & kGrid) {
+    if (!lv.size.empty()) s += ":" + join_ints(lv.size, "x");
+    else if (lv.dims > 0) s += ":dims=" + std::to_string(lv.dims);
+    if (!lv.wrap.empty()) s += ":wrap=" + join_ints(lv.wrap, ",");
+    if (t == "twistedtorus" && lv.degree != 1) s += ":degree=" + std::to_string(lv.degree);
+    if (!lv.jump.empty()) s += ":jump=" + join_ints(lv.jump, ",");
+  } else if (t == "tree") {
+    s += ":" + std::to_string(lv.k);
+    if (lv.depth > 0) s += ":depth=" + std::to_string(lv.depth);
+    if (lv.endpoints > 0) s += ":n=" + std::to_string(lv.endpoints);
+  } else if (t == "dragonfly") {
+    s += ":p=" + std::to_string(lv.p) + ":a=" + std::to_string(lv.a) + ":h=" + std::to_string(lv.h);
+    if (lv.g > 0) s += ":g=" + std::to_string(lv.g);
+    if (lv.columns > 0) s += ":cols=" + std::to_string(lv.columns);
+    if (lv.routing != "minimal") s += ":routing=" + lv.routing;
+  } else if (t == "fattree") {
+    s += ":m=" + std::to_string(lv.m) + ":n=" + std::to_string(lv.n);
+  }
+  if (with_links) {
+    s += ":lat=" + inline_time(lv.latency) + ":bw=" + inline_bw(lv.bandwidth_bps);
+    if (t == "dragonfly") {
+      if (lv.terminal_latency != SimTime::zero()) s += ":tlat=" + inline_time(lv.terminal_latency);
+      if (lv.terminal_bandwidth_bps) s += ":tbw=" + inline_bw(lv.terminal_bandwidth_bps);
+      if (lv.local_latency != SimTime::zero()) s += ":llat=" + inline_time(lv.local_latency);
+      if (lv.local_bandwidth_bps) s += ":lbw=" + inline_bw(lv.local_bandwidth_bps);
+      if (lv.global_latency != SimTime::zero()) s += ":glat=" + inline_time(lv.global_latency);
+      if (lv.global_bandwidth_bps) s += ":gbw=" + inline_bw(lv.global_bandwidth_bps);
+    }
+  }
+  return s;
+}
+
+std::string format_network_inline(const NetworkSpec& spec, bool with_links) {
+  std::string s;
+  for (size_t i = 0; i < spec.levels.size(); ++i) s += (i ? "/" : "") + format_network_level(spec.levels[i], with_links);
+  if (with_links && spec.send_overhead != SimTime::zero()) s += ":os=" + inline_time(spec.send_overhead);
+  if (with_links && spec.recv_overhead != SimTime::zero()) s += ":or=" + inline_time(spec.recv_overhead);
+  return s;
+}
 
 Options parse_options(int& argc, char** argv, char** envp) {
   std::vector<Setting> cmd = take_command_line(argc, argv);
@@ -653,13 +1256,15 @@ Options parse_options(int& argc, char** argv, char** envp) {
   for (const auto& s : env) apply(o, org, s);
   for (const auto& s : cmd) apply(o, org, s);
 
-  const NetworkSpec& n = o.network;
-  if (n.endpoints != 0 && o.np != 0 && n.endpoints < o.np) {
-    std::string msg = n.topology + " network has " + std::to_string(n.endpoints) + " endpoints but -xsim-np is " +
-                      std::to_string(o.np) + "; give at least " + std::to_string(o.np) +
-                      " endpoints or leave the count out";
-    msg += " (endpoints set by " + org.endpoints + ", np by " + org.np + ")";
-    throw ConfigError(msg);
+  // With the rank count known, the network must fit it: build it once to report a bad size or placement
+  // file now, naming where the network and the rank count came from.
+  if (o.np != 0) {
+    try {
+      (void)resolve_network(o.network, o.np);
+      if (o.network.placement == "file") (void)build_network(o.network, o.np);
+    } catch (const ConfigError& e) {
+      throw ConfigError(std::string(e.what()) + " (network set by " + org.network + ", np by " + org.np + ")");
+    }
   }
   return o;
 }
@@ -670,6 +1275,7 @@ std::string help_text() {
     switch (id) {
       case Opt::np: return "one virtual rank per native process";
       case Opt::mn: return "ethernet";
+      case Opt::placement: return "block";
       case Opt::config: return "none";
       case Opt::cpu: return d.cpu == CpuModel::scaled ? "scaled" : "none";
       case Opt::cpu_scale: return shortest_double(d.cpu_scale);
@@ -693,18 +1299,27 @@ std::string help_text() {
     s += head + env + "default: " + default_of(o.id) + "\n";
     s += "        " + std::string(o.help) + "\n";
   }
-  const NetworkSpec eth = network_preset("ethernet");
-  s += "\nNetwork spec (-xsim-mn): a preset name, optionally followed by :key=value overrides\n"
-       "(e.g. ethernet:lat=10us), or an inline topology:\n"
-       "  star[:N][:lat=TIME][:bw=BANDWIDTH][:os=TIME][:or=TIME]\n"
-       "  N endpoints (default: one per virtual rank), lat/bw per link, os/or per-message send/receive overhead.\n"
-       "Presets: ethernet = star, link latency " + format_time(eth.link_latency) + ", link bandwidth " +
-       format_bandwidth(eth.link_bandwidth_bps) + " (the default).\n"
+  s += "\nNetwork spec (-xsim-mn): levels from the system network inward, separated by '/', each\n"
+       "  TOPOLOGY[:SIZE][:key=value]...   or a preset name with optional :key=value overrides.\n"
+       "  star:N | ring:N[:uni] | mesh:AxB... | torus:AxB...[:wrap=1,0,..] |\n"
+       "  twistedtorus:AxB...[:wrap=..][:degree=G][:jump=J0,J1,..] | tree:K[:depth=D|:n=N] |\n"
+       "  dragonfly:p=P:a=A:h=H[:g=G][:cols=C][:routing=min|valiant][:tlat=..:tbw=..:llat=..:lbw=..:glat=..:gbw=..] |\n"
+       "  fattree:m=M:n=N\n"
+       "  every level: lat=TIME bw=BANDWIDTH (default 1 us and 10 Gbps per link); anywhere: os=TIME or=TIME\n"
+       "  (per-message send/receive overhead, default 0). A level without a size gets ceil(np / the other\n"
+       "  levels' cores) endpoints (mesh/torus: the most square factorisation, dims=D dimensions).\n"
+       "  Examples: star:64:lat=25us:bw=1Gbps  torus:4x4x4:wrap=1,0,1  tree:2:depth=6\n"
+       "            torus:8x8x8:lat=7us:bw=8.8Gbps/star:2:lat=0.32us:bw=9.6Gbps\n"
+       "Presets: none (star 1 ps, 1000000 Tbps), ethernet (star 25 us, 1 Gbps; the default),\n"
+       "  multicore-ethernet[:cores=8] (star 25 us 1 Gbps / star of 8 cores 0.32 us 12 Gbps), mesh2d (2-D mesh\n"
+       "  7 us 8.8 Gbps), mesh3d-dualcore, torus3d-dualcore, twistedtorus3d-dualcore (3-D network 7 us 8.8 Gbps\n"
+       "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly).\n"
        "Supported topologies: " + join(kTopologies) + ".\n"
        "Units: TIME 25us, 1.5ms, 100ns, 2s; BANDWIDTH 1Gbps, 8.8 Gbit/s, 1.25GB/s; SIZE 256K, 1MiB, 4096.\n"
        "Config file: TOML with tables [simulation] (np, stack, poll_cost, report), [cpu] (model, scale) and\n"
-       "[network] (preset, topology, endpoints, latency, bandwidth, send_overhead, recv_overhead);\n"
-       "-xsim-print-config prints the effective configuration in that form.\n";
+       "[network] (preset, placement, placement_file, send_overhead, recv_overhead, and [[network.level]]\n"
+       "tables with topology, size and the level keys); -xsim-print-config prints the effective configuration\n"
+       "in that form. Full reference: docs/network-config.md.\n";
   return s;
 }
 
@@ -727,14 +1342,53 @@ std::string to_toml(const Options& o) {
   s += "scale = " + shortest_double(o.cpu_scale) + "\n";
   s += "\n[network]\n";
   const NetworkSpec& n = o.network;
+  s += "# inline form: " + format_network_inline(n) + "\n";
   if (n.preset != "custom" && !n.preset.empty()) s += "preset = " + str(n.preset) + "\n";
-  s += "topology = " + str(n.topology) + "\n";
-  if (n.endpoints != 0) s += "endpoints = " + std::to_string(n.endpoints) + "\n";
-  else s += "# endpoints not set: one per virtual rank\n";
-  s += "latency = " + str(format_time(n.link_latency)) + "\n";
-  s += "bandwidth = " + str(format_bandwidth(n.link_bandwidth_bps)) + "\n";
+  s += "placement = " + str(n.placement) + "\n";
+  if (n.placement == "file") s += "placement_file = " + str(n.placement_file) + "\n";
   s += "send_overhead = " + str(format_time(n.send_overhead)) + "\n";
   s += "recv_overhead = " + str(format_time(n.recv_overhead)) + "\n";
+  auto ints = [](const auto& v) {
+    std::string a = "[";
+    for (size_t i = 0; i < v.size(); ++i) a += (i ? ", " : "") + std::to_string(v[i]);
+    return a + "]";
+  };
+  for (const NetworkLevel& lv : n.levels) {
+    const std::string& t = lv.topology;
+    unsigned bit = topo_bit(t);
+    s += "\n[[network.level]]\ntopology = " + str(t) + "\n";
+    if (bit & (kStar | kRing | kGrid)) {
+      if (!lv.size.empty()) s += "size = " + ints(lv.size) + "\n";
+      else s += "# size not set: sized from the number of virtual ranks\n";
+    }
+    if (bit & kRing) s += std::string("uni = ") + (lv.uni ? "true" : "false") + "\n";
+    if ((bit & kGrid) && lv.dims > 0) s += "dims = " + std::to_string(lv.dims) + "\n";
+    if ((bit & (kTorus | kTwisted)) && !lv.wrap.empty()) s += "wrap = " + ints(lv.wrap) + "\n";
+    if (bit & kTwisted) s += "degree = " + std::to_string(lv.degree) + "\n";
+    if ((bit & kTwisted) && !lv.jump.empty()) s += "jump = " + ints(lv.jump) + "\n";
+    if (bit & kTree) {
+      s += "k = " + std::to_string(lv.k) + "\n";
+      if (lv.depth > 0) s += "depth = " + std::to_string(lv.depth) + "\n";
+      if (lv.endpoints > 0) s += "endpoints = " + std::to_string(lv.endpoints) + "\n";
+    }
+    if (bit & kDragonfly) {
+      s += "p = " + std::to_string(lv.p) + "\na = " + std::to_string(lv.a) + "\nh = " + std::to_string(lv.h) + "\n";
+      if (lv.g > 0) s += "g = " + std::to_string(lv.g) + "\n";
+      else s += "# g not set: sized from the number of virtual ranks\n";
+      s += "columns = " + std::to_string(lv.columns) + "\nrouting = " + str(lv.routing) + "\n";
+    }
+    if (bit & kFatTree) s += "m = " + std::to_string(lv.m) + "\nn = " + std::to_string(lv.n) + "\n";
+    s += "latency = " + str(format_time(lv.latency)) + "\n";
+    s += "bandwidth = " + str(format_bandwidth(lv.bandwidth_bps)) + "\n";
+    if (bit & kDragonfly) {
+      if (lv.terminal_latency != SimTime::zero()) s += "terminal_latency = " + str(format_time(lv.terminal_latency)) + "\n";
+      if (lv.terminal_bandwidth_bps) s += "terminal_bandwidth = " + str(format_bandwidth(lv.terminal_bandwidth_bps)) + "\n";
+      if (lv.local_latency != SimTime::zero()) s += "local_latency = " + str(format_time(lv.local_latency)) + "\n";
+      if (lv.local_bandwidth_bps) s += "local_bandwidth = " + str(format_bandwidth(lv.local_bandwidth_bps)) + "\n";
+      if (lv.global_latency != SimTime::zero()) s += "global_latency = " + str(format_time(lv.global_latency)) + "\n";
+      if (lv.global_bandwidth_bps) s += "global_bandwidth = " + str(format_bandwidth(lv.global_bandwidth_bps)) + "\n";
+    }
+  }
   return s;
 }
 

@@ -24,6 +24,7 @@
 #include "comm.hpp"
 #include "engine.hpp"
 #include "native/exchange.hpp"
+#include "network_config.hpp"
 #include "options.hpp"
 #include "report.hpp"
 #include "xsim/units.hpp"
@@ -204,21 +205,18 @@ int xsim_main(int argc, char** argv, char** envp) {
   if (opt.np == 0) opt.np = nprocs;
   if (opt.print_config && proc == 0) std::fputs(to_toml(opt).c_str(), stderr);
 
-  std::unique_ptr<net::Network> network;
-  std::unique_ptr<proc::ProcessorModel> cpu;
-  try {
-    const NetworkSpec& ns = opt.network;
-    network = net::make_star(static_cast<int>(ns.endpoints ? ns.endpoints : opt.np), ns.link_latency,
-                             ns.link_bandwidth_bps);
-    network->set_overheads({ns.send_overhead, ns.recv_overhead});
-    cpu = opt.cpu == CpuModel::none ? proc::make_none_model() : proc::make_scaled_model(opt.cpu_scale);
-  } catch (const std::exception& err) {
-    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
+  if (opt.np > std::numeric_limits<int32_t>::max()) {
+    if (proc == 0) std::fprintf(stderr, "xsim: -xsim-np %lld is too large (at most 2^31-1 ranks)\n", static_cast<long long>(opt.np));
     PMPI_Finalize();
     return 2;
   }
-  if (opt.np > std::numeric_limits<int32_t>::max()) {
-    if (proc == 0) std::fprintf(stderr, "xsim: -xsim-np %lld is too large (at most 2^31-1 ranks)\n", static_cast<long long>(opt.np));
+  BuiltNetwork built;
+  std::unique_ptr<proc::ProcessorModel> cpu;
+  try {
+    built = build_network(opt.network, opt.np);
+    cpu = opt.cpu == CpuModel::none ? proc::make_none_model() : proc::make_scaled_model(opt.cpu_scale);
+  } catch (const std::exception& err) {
+    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
     PMPI_Finalize();
     return 2;
   }
@@ -226,7 +224,8 @@ int xsim_main(int argc, char** argv, char** envp) {
   install_crash_handlers();
   int code = 0;
   try {
-    Engine engine(opt, std::move(network), std::move(cpu), proc, nprocs, g_app_main, argc, argv, envp);
+    Engine engine(opt, std::move(built.network), std::move(cpu), proc, nprocs, g_app_main, argc, argv, envp,
+                  std::move(built.core_of_rank), built.cores_per_node);
     comm_init_world(engine.world_size());
     double t0 = wall_now();
     int run_code = engine.run();

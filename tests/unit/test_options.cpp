@@ -91,10 +91,13 @@ TEST(Options, Defaults) {
   Options o = parse({"app"});
   EXPECT_EQ(o.np, 0);
   EXPECT_EQ(o.network.preset, "ethernet");
-  EXPECT_EQ(o.network.topology, "star");
-  EXPECT_EQ(o.network.endpoints, 0);
-  EXPECT_EQ(o.network.link_latency.ps(), 25'000'000);
-  EXPECT_EQ(o.network.link_bandwidth_bps, 1'000'000'000u);
+  ASSERT_EQ(o.network.levels.size(), 1u);
+  EXPECT_EQ(o.network.levels[0].topology, "star");
+  EXPECT_TRUE(o.network.levels[0].size.empty());
+  EXPECT_EQ(o.network.levels[0].latency.ps(), 25'000'000);
+  EXPECT_EQ(o.network.levels[0].bandwidth_bps, 1'000'000'000u);
+  EXPECT_EQ(o.network.placement, "block");
+  EXPECT_EQ(o.network, network_preset("ethernet"));
   EXPECT_EQ(o.cpu, CpuModel::scaled);
   EXPECT_EQ(o.cpu_scale, 1.0);
   EXPECT_EQ(o.stack_size, 256u * 1024);
@@ -125,7 +128,7 @@ TEST(Options, StripsXsimArgumentsAndKeepsOrder) {
   EXPECT_EQ(a.at(5), nullptr);
   EXPECT_EQ(a.at(1), kept_a);  // the same string, not a copy
   EXPECT_EQ(o.np, 8);
-  EXPECT_EQ(o.network.endpoints, 16);
+  EXPECT_EQ(o.network.levels[0].size, (std::vector<int64_t>{16}));
   EXPECT_TRUE(o.print_config);
   EXPECT_FALSE(o.report);
 }
@@ -142,12 +145,13 @@ TEST(Options, NoXsimArgumentsLeavesArgvAlone) {
 TEST(Options, EveryCommandLineOption) {
   Options o = parse({"app", "-xsim-np=12", "-xsim-mn", "star:32:lat=10us:bw=10Gbps:os=1us:or=2us", "-xsim-cpu",
                      "none", "-xsim-cpu-scale=0.5", "-xsim-stack", "1M", "-xsim-poll-cost", "0.32us",
-                     "-xsim-report=off", "-xsim-print-config", "-xsim-help"});
+                     "-xsim-report=off", "-xsim-print-config", "-xsim-help", "-xsim-placement=roundrobin"});
+  EXPECT_EQ(o.network.placement, "roundrobin");
   EXPECT_EQ(o.np, 12);
   EXPECT_EQ(o.network.preset, "custom");
-  EXPECT_EQ(o.network.endpoints, 32);
-  EXPECT_EQ(o.network.link_latency.ps(), 10'000'000);
-  EXPECT_EQ(o.network.link_bandwidth_bps, 10'000'000'000u);
+  EXPECT_EQ(o.network.levels[0].size, (std::vector<int64_t>{32}));
+  EXPECT_EQ(o.network.levels[0].latency.ps(), 10'000'000);
+  EXPECT_EQ(o.network.levels[0].bandwidth_bps, 10'000'000'000u);
   EXPECT_EQ(o.network.send_overhead.ps(), 1'000'000);
   EXPECT_EQ(o.network.recv_overhead.ps(), 2'000'000);
   EXPECT_EQ(o.cpu, CpuModel::none);
@@ -175,8 +179,8 @@ TEST(Options, EveryEnvironmentTwin) {
                               "XSIM_PRINT_CONFIG=1", "XSIM_HELP=yes"});
   EXPECT_EQ(o.np, 6);
   EXPECT_EQ(o.network.preset, "ethernet");
-  EXPECT_EQ(o.network.link_latency.ps(), 5'000'000);
-  EXPECT_EQ(o.network.link_bandwidth_bps, 1'000'000'000u);
+  EXPECT_EQ(o.network.levels[0].latency.ps(), 5'000'000);
+  EXPECT_EQ(o.network.levels[0].bandwidth_bps, 1'000'000'000u);
   EXPECT_EQ(o.cpu, CpuModel::none);
   EXPECT_EQ(o.cpu_scale, 2.0);
   EXPECT_EQ(o.stack_size, 64u * 1024);
@@ -219,8 +223,8 @@ TEST(Options, PrecedenceDefaultsFileEnvironmentCommandLine) {
   EXPECT_FALSE(o.report);
   EXPECT_EQ(o.cpu, CpuModel::none);
   EXPECT_EQ(o.cpu_scale, 3.0);
-  EXPECT_EQ(o.network.link_latency.ps(), 1'000'000);
-  EXPECT_EQ(o.network.link_bandwidth_bps, 1'000'000'000u);  // untouched keys keep their defaults
+  EXPECT_EQ(o.network.levels[0].latency.ps(), 1'000'000);
+  EXPECT_EQ(o.network.levels[0].bandwidth_bps, 1'000'000'000u);  // untouched keys keep their defaults
   // Environment over file.
   o = parse({"app", cfg}, {"XSIM_NP=8", "XSIM_STACK=48K", "XSIM_CPU=scaled"});
   EXPECT_EQ(o.np, 8);
@@ -232,9 +236,10 @@ TEST(Options, PrecedenceDefaultsFileEnvironmentCommandLine) {
   EXPECT_EQ(o.np, 16);
   EXPECT_EQ(o.stack_size, 48u * 1024);
   EXPECT_EQ(o.cpu, CpuModel::none);
-  // -xsim-mn replaces the file's [network] as a whole.
+  // -xsim-mn replaces the file's levels and overheads as a whole (not its placement).
   o = parse({"app", cfg, "-xsim-mn", "star:lat=3us"});
-  EXPECT_EQ(o.network.link_latency.ps(), 3'000'000);
+  EXPECT_EQ(o.network.levels[0].latency.ps(), 3'000'000);
+  EXPECT_EQ(o.network.levels[0].bandwidth_bps, 10'000'000'000u);  // the star default, not the file's
 }
 
 TEST(Options, ConfigFileFromEnvironmentAndCommandLineWins) {
@@ -297,29 +302,58 @@ TEST(Options, StackBounds) {
 
 TEST(Options, EndpointsMustCoverRanks) {
   std::string m = error_of({"app", "-xsim-np", "8", "-xsim-mn", "star:4"});
-  EXPECT_HAS(m, "star network has 4 endpoints but -xsim-np is 8; give at least 8 endpoints or leave the count out");
-  EXPECT_EQ(parse({"app", "-xsim-np", "8", "-xsim-mn", "star:8"}).network.endpoints, 8);
-  EXPECT_EQ(parse({"app", "-xsim-np", "8", "-xsim-mn", "star"}).network.endpoints, 0);
+  EXPECT_HAS(m, "star:4 has 4 cores but -xsim-np is 8; use e.g. star:8 or fewer ranks");
+  EXPECT_HAS(m, "(network set by -xsim-mn star:4, np by -xsim-np)");
+  EXPECT_EQ(parse({"app", "-xsim-np", "8", "-xsim-mn", "star:8"}).network.levels[0].size[0], 8);
+  EXPECT_TRUE(parse({"app", "-xsim-np", "8", "-xsim-mn", "star"}).network.levels[0].size.empty());
   EXPECT_EQ(parse({"app", "-xsim-mn", "star:4"}).np, 0);  // np not given: nothing to compare
   TempFile f("[network]\nendpoints = 2\n");
   m = error_of({"app", "-xsim-config", f.path(), "-xsim-np", "3"});
-  EXPECT_HAS(m, "star network has 2 endpoints but -xsim-np is 3");
-  EXPECT_HAS(m, f.path() + ":2:13");
+  EXPECT_HAS(m, "star:2 has 2 cores but -xsim-np is 3");
+  EXPECT_HAS(m, "network set by " + f.path() + ":1:1");
+  m = error_of({"app", "-xsim-np", "100", "-xsim-mn", "torus:4x4x4"});
+  EXPECT_HAS(m, "torus:4x4x4 has 64 cores but -xsim-np is 100; use e.g. torus:4x4x7 or fewer ranks");
+  m = error_of({"app", "-xsim-np", "2000", "-xsim-mn", "torus:8x8x8/star:2"});
+  EXPECT_HAS(m, "torus:8x8x8/star:2 has 1024 cores but -xsim-np is 2000; use e.g. torus:8x8x16/star:2");
 }
 
 TEST(Options, NetworkPresets) {
   NetworkSpec e = network_preset("ethernet");
   EXPECT_EQ(e.preset, "ethernet");
-  EXPECT_EQ(e.topology, "star");
-  EXPECT_EQ(e.link_latency.ps(), 25'000'000);
-  EXPECT_EQ(e.link_bandwidth_bps, 1'000'000'000u);
-  EXPECT_EQ(e.endpoints, 0);
+  ASSERT_EQ(e.levels.size(), 1u);
+  EXPECT_EQ(e.levels[0].topology, "star");
+  EXPECT_EQ(e.levels[0].latency.ps(), 25'000'000);
+  EXPECT_EQ(e.levels[0].bandwidth_bps, 1'000'000'000u);
+  EXPECT_TRUE(e.levels[0].size.empty());
+  NetworkSpec m = network_preset("multicore-ethernet");
+  ASSERT_EQ(m.levels.size(), 2u);
+  EXPECT_EQ(format_network_inline(m), "star:lat=25us:bw=1Gbps/star:8:lat=320ns:bw=12Gbps");
+  EXPECT_EQ(format_network_inline(network_preset("none")), "star:lat=1ps:bw=1000000Tbps");
+  EXPECT_EQ(format_network_inline(network_preset("mesh2d")), "mesh:dims=2:lat=7us:bw=8.8Gbps");
+  EXPECT_EQ(format_network_inline(network_preset("mesh3d-dualcore")),
+            "mesh:dims=3:lat=7us:bw=8.8Gbps/star:2:lat=320ns:bw=9.6Gbps");
+  EXPECT_EQ(format_network_inline(network_preset("torus3d-dualcore")),
+            "torus:dims=3:lat=7us:bw=8.8Gbps/star:2:lat=320ns:bw=9.6Gbps");
+  EXPECT_EQ(format_network_inline(network_preset("twistedtorus3d-dualcore")),
+            "twistedtorus:dims=3:lat=7us:bw=8.8Gbps/star:2:lat=320ns:bw=9.6Gbps");
+  EXPECT_EQ(format_network_inline(network_preset("aries")),
+            "dragonfly:p=4:a=96:h=3:cols=16:lat=100ns:bw=128Gbps:tlat=100ns:tbw=128Gbps:llat=100ns:lbw=42Gbps:"
+            "glat=100ns:gbw=37.6Gbps");
+  for (const std::string& name : network_preset_names()) {
+    NetworkSpec p = network_preset(name);
+    EXPECT_EQ(p.preset, name);
+    EXPECT_EQ(parse_network_inline(name), p) << name;
+    // The inline form reads back to the same levels.
+    NetworkSpec back = parse_network_inline(format_network_inline(p));
+    EXPECT_EQ(back.levels, p.levels) << name;
+  }
   try {
-    network_preset("multicore-ethernet");
+    network_preset("multicore-ethernt");
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& err) {
-    EXPECT_HAS(err.what(), "unknown network preset \"multicore-ethernet\"");
-    EXPECT_HAS(err.what(), "known presets: ethernet");
+    EXPECT_HAS(err.what(), "unknown network preset \"multicore-ethernt\"");
+    EXPECT_HAS(err.what(), "known presets: none, ethernet, multicore-ethernet, mesh2d");
+    EXPECT_HAS(err.what(), "did you mean multicore-ethernet?");
   }
   EXPECT_THROW(network_preset("mesh"), ConfigError);
 }
@@ -327,23 +361,86 @@ TEST(Options, NetworkPresets) {
 TEST(Options, InlineNetworkSpecs) {
   NetworkSpec s = parse_network_inline("star");
   EXPECT_EQ(s.preset, "custom");
-  EXPECT_EQ(s.topology, "star");
-  EXPECT_EQ(s.endpoints, 0);
-  EXPECT_EQ(s.link_latency.ps(), 25'000'000);
+  ASSERT_EQ(s.levels.size(), 1u);
+  EXPECT_EQ(s.levels[0].topology, "star");
+  EXPECT_TRUE(s.levels[0].size.empty());
+  EXPECT_EQ(s.levels[0].latency.ps(), 1'000'000);  // topology defaults: 1 us, 10 Gbps
+  EXPECT_EQ(s.levels[0].bandwidth_bps, 10'000'000'000u);
   s = parse_network_inline("star:4096:lat=0.32us:bw=8.8Gbps");
-  EXPECT_EQ(s.endpoints, 4096);
-  EXPECT_EQ(s.link_latency.ps(), 320'000);
-  EXPECT_EQ(s.link_bandwidth_bps, 8'800'000'000u);
+  EXPECT_EQ(s.levels[0].size, (std::vector<int64_t>{4096}));
+  EXPECT_EQ(s.levels[0].latency.ps(), 320'000);
+  EXPECT_EQ(s.levels[0].bandwidth_bps, 8'800'000'000u);
   s = parse_network_inline("ethernet:lat=10us");
   EXPECT_EQ(s.preset, "ethernet");
-  EXPECT_EQ(s.link_latency.ps(), 10'000'000);
-  EXPECT_EQ(s.link_bandwidth_bps, 1'000'000'000u);
+  EXPECT_EQ(s.levels[0].latency.ps(), 10'000'000);
+  EXPECT_EQ(s.levels[0].bandwidth_bps, 1'000'000'000u);
   s = parse_network_inline("ethernet:64:os=1us:or=500ns");
-  EXPECT_EQ(s.endpoints, 64);
+  EXPECT_EQ(s.levels[0].size, (std::vector<int64_t>{64}));
   EXPECT_EQ(s.send_overhead.ps(), 1'000'000);
   EXPECT_EQ(s.recv_overhead.ps(), 500'000);
+  s = parse_network_inline("star:n=12:bw=2GB/s");  // "/s" of a unit is not a level separator
+  EXPECT_EQ(s.levels[0].size, (std::vector<int64_t>{12}));
+  EXPECT_EQ(s.levels[0].bandwidth_bps, 16'000'000'000u);
+  s = parse_network_inline("torus:4x4:bw=8 Gbit/s/star:2:bw=1GB/s");
+  ASSERT_EQ(s.levels.size(), 2u);
+  EXPECT_EQ(s.levels[0].bandwidth_bps, 8'000'000'000u);
+  EXPECT_EQ(s.levels[1].bandwidth_bps, 8'000'000'000u);
+  s = parse_network_inline("multicore-ethernet:cores=4");
+  EXPECT_EQ(s.preset, "multicore-ethernet");
+  EXPECT_EQ(s.levels[1].size, (std::vector<int64_t>{4}));
+  s = parse_network_inline("aries:g=3:routing=valiant");
+  EXPECT_EQ(s.preset, "aries");
+  EXPECT_EQ(s.levels[0].g, 3);
+  EXPECT_EQ(s.levels[0].routing, "valiant");
+  s = parse_network_inline("ethernet:16/star:4:lat=0.5us");  // a single-level preset as one level
+  EXPECT_EQ(s.preset, "custom");
+  EXPECT_EQ(s.levels[0].latency.ps(), 25'000'000);
+  EXPECT_EQ(s.levels[1].size, (std::vector<int64_t>{4}));
 }
 
+// Every example of the issue parses into the levels it says.
+TEST(Options, InlineIssueExamples) {
+  NetworkSpec s = parse_network_inline("star:64:lat=25us:bw=1Gbps");
+  EXPECT_EQ(format_network_inline(s), "star:64:lat=25us:bw=1Gbps");
+  s = parse_network_inline("ring:16");
+  EXPECT_FALSE(s.levels[0].uni);
+  s = parse_network_inline("ring:16:uni");
+  EXPECT_TRUE(s.levels[0].uni);
+  EXPECT_EQ(parse_network_inline("mesh:8x16").levels[0].size, (std::vector<int64_t>{8, 16}));
+  s = parse_network_inline("torus:4x4x4:wrap=1,0,1");
+  EXPECT_EQ(s.levels[0].wrap, (std::vector<int>{1, 0, 1}));
+  s = parse_network_inline("twistedtorus:4x4:degree=1:jump=1,2");
+  EXPECT_EQ(s.levels[0].topology, "twistedtorus");
+  EXPECT_EQ(s.levels[0].degree, 1);
+  EXPECT_EQ(s.levels[0].jump, (std::vector<int>{1, 2}));
+  s = parse_network_inline("tree:2:depth=6");
+  EXPECT_EQ(s.levels[0].k, 2);
+  EXPECT_EQ(s.levels[0].depth, 6);
+  s = parse_network_inline("dragonfly:p=4:a=8:h=4:g=9:routing=min");
+  EXPECT_EQ(s.levels[0].p, 4);
+  EXPECT_EQ(s.levels[0].a, 8);
+  EXPECT_EQ(s.levels[0].h, 4);
+  EXPECT_EQ(s.levels[0].g, 9);
+  EXPECT_EQ(s.levels[0].routing, "minimal");
+  s = parse_network_inline("fattree:m=4:n=3");
+  EXPECT_EQ(s.levels[0].m, 4);
+  EXPECT_EQ(s.levels[0].n, 3);
+  s = parse_network_inline("torus:8x8x8:lat=7us:bw=8.8Gbps/star:2:lat=320ns:bw=9.6Gbps");
+  ASSERT_EQ(s.levels.size(), 2u);
+  EXPECT_EQ(s.levels[0].latency.ps(), 7'000'000);
+  EXPECT_EQ(s.levels[1].size, (std::vector<int64_t>{2}));
+  EXPECT_EQ(s.levels[1].bandwidth_bps, 9'600'000'000u);
+  EXPECT_EQ(format_network_inline(s), "torus:8x8x8:lat=7us:bw=8.8Gbps/star:2:lat=320ns:bw=9.6Gbps");
+  // Spellings and round trips of every key.
+  for (const char* spec :
+       {"twisted-torus:3x3x3:wrap=1,1,0:degree=2:jump=1,-2,3:lat=2us:bw=5Gbps", "fat-tree:m=6:n=2",
+        "dragonfly:p=2:a=4:h=2:g=5:cols=2:routing=valiant:tlat=10ns:tbw=1Gbps:llat=20ns:lbw=2Gbps:glat=30ns:gbw=3Gbps",
+        "tree:3:n=20", "mesh:dims=3", "ring:9:uni:os=1us:or=2us", "torus:wrap=1,0"}) {
+    NetworkSpec a = parse_network_inline(spec);
+    NetworkSpec b = parse_network_inline(format_network_inline(a));
+    EXPECT_EQ(a, b) << spec << " -> " << format_network_inline(a);
+  }
+}
 std::string inline_error(const std::string& spec) {
   try {
     parse_network_inline(spec);
@@ -354,27 +451,45 @@ std::string inline_error(const std::string& spec) {
 }
 
 TEST(Options, InlineNetworkErrors) {
-  std::string m = inline_error("mesh:4x4");
-  EXPECT_HAS(m, "\"mesh\" is not supported yet");
-  EXPECT_HAS(m, "supported topologies: star");
-  EXPECT_HAS(inline_error("torus"), "not supported yet");
-  m = inline_error("starr:4");
+  std::string m = inline_error("starr:4");
   EXPECT_HAS(m, "unknown network \"starr\"");
   EXPECT_HAS(m, "did you mean star?");
   EXPECT_HAS(inline_error("star:lat=0us"), "the simulator needs a positive link latency");
   EXPECT_HAS(inline_error("star:bw=0Gbps"), "bandwidth must be positive");
   EXPECT_HAS(inline_error("star:lat=5parsecs"), "bad time \"5parsecs\"");
   m = inline_error("star:latency_x=5us");
-  EXPECT_HAS(m, "unknown key \"latency_x\"");
+  EXPECT_HAS(m, "unknown key \"latency_x\" for a star level");
   EXPECT_HAS(m, "lat");
   EXPECT_HAS(inline_error("star:0"), "between 1 and");
-  EXPECT_HAS(inline_error("star:4:8"), "given twice");
+  EXPECT_HAS(inline_error("star:4:8"), "the endpoint count is given twice");
+  EXPECT_HAS(inline_error("star:4:n=8"), "the endpoint count is given twice");
   EXPECT_HAS(inline_error("star::4"), "empty field");
   EXPECT_HAS(inline_error(""), "must start with a preset or topology name");
-  EXPECT_HAS(inline_error("star:abc"), "neither an endpoint count nor key=value");
+  EXPECT_HAS(inline_error("star:abc"), "field \"abc\" is neither an endpoint count nor key=value");
+  EXPECT_HAS(inline_error("star:4x4"), "the size of a star is one number");
+  EXPECT_HAS(inline_error("mesh:4x4:wrap=1,1"), "key \"wrap\" does not apply to a mesh level");
+  EXPECT_HAS(inline_error("torus:4x4:wrap=1,0,1"), "wrap has 3 entries but the torus has 2 dimensions");
+  EXPECT_HAS(inline_error("torus:4x4:wrap=2,0"), "wrap entry must be between 0 and 1");
+  EXPECT_HAS(inline_error("twistedtorus:4x4:degree=2"), "the toroidal degree must be below the number of dimensions");
+  EXPECT_HAS(inline_error("tree:1"), "tree arity must be between 2");
+  EXPECT_HAS(inline_error("tree:2:depth=3:n=5"), "give the tree's depth or its endpoint count, not both");
+  EXPECT_HAS(inline_error("dragonfly:p=4:a=2:h=1:g=9"), "dragonfly network:");
+  EXPECT_HAS(inline_error("dragonfly:p=4:routing=adaptive"), "unknown dragonfly routing \"adaptive\"");
+  EXPECT_HAS(inline_error("dragonfly:4"), "field \"4\" is neither key=value");
+  EXPECT_HAS(inline_error("fattree:m=5:n=2"), "must be even");
+  EXPECT_HAS(inline_error("ring:8:uni:uni"), "given twice");
+  EXPECT_HAS(inline_error("star:4/"), "empty level");
+  EXPECT_HAS(inline_error("star:2/star:2/star:2/star:2/star:2/star:2/star:2"), "at most 6 levels");
+  EXPECT_HAS(inline_error("star:4/multicore-ethernet"), "it cannot be one level of a larger network");
+  m = inline_error("multicore-ethernet:lat=1us");
+  EXPECT_HAS(m, "takes only cores=N");
+  EXPECT_HAS(m, "star:lat=25us:bw=1Gbps/star:8:lat=320ns:bw=12Gbps");
+  EXPECT_HAS(inline_error("star:4:os=1us:os=2us"), "the send overhead is given twice");
+  EXPECT_HAS(inline_error("torus:4x4/star:2:lat=-1us"), "level 1 \"star:2:lat=-1us\"");
   // Through the command line the option is named.
-  EXPECT_HAS(error_of({"app", "-xsim-mn", "mesh"}), "-xsim-mn: ");
-  EXPECT_HAS(error_of({"app"}, {"XSIM_MN=ring"}), "XSIM_MN: ");
+  EXPECT_HAS(error_of({"app", "-xsim-mn", "mesh:0"}), "-xsim-mn: ");
+  EXPECT_HAS(error_of({"app"}, {"XSIM_MN=ring:x"}), "XSIM_MN: ");
+  EXPECT_HAS(error_of({"app", "-xsim-placement", "random"}), "-xsim-placement: unknown placement \"random\"");
 }
 
 TEST(Options, TomlFullSchema) {
@@ -397,6 +512,7 @@ endpoints = 128
 bandwidth = "10Gbps"
 send_overhead = "1us"
 recv_overhead = "0.5us"
+placement = "roundrobin"
 )");
   Options o = parse({"app", "-xsim-config", f.path()});
   EXPECT_EQ(o.np, 64);
@@ -406,10 +522,11 @@ recv_overhead = "0.5us"
   EXPECT_EQ(o.cpu, CpuModel::scaled);
   EXPECT_EQ(o.cpu_scale, 2.0);
   EXPECT_EQ(o.network.preset, "ethernet");
-  EXPECT_EQ(o.network.topology, "star");
-  EXPECT_EQ(o.network.endpoints, 128);
-  EXPECT_EQ(o.network.link_latency.ps(), 2'000'000);
-  EXPECT_EQ(o.network.link_bandwidth_bps, 10'000'000'000u);
+  EXPECT_EQ(o.network.levels[0].topology, "star");
+  EXPECT_EQ(o.network.levels[0].size, (std::vector<int64_t>{128}));
+  EXPECT_EQ(o.network.levels[0].latency.ps(), 2'000'000);
+  EXPECT_EQ(o.network.levels[0].bandwidth_bps, 10'000'000'000u);
+  EXPECT_EQ(o.network.placement, "roundrobin");
   EXPECT_EQ(o.network.send_overhead.ps(), 1'000'000);
   EXPECT_EQ(o.network.recv_overhead.ps(), 500'000);
 }
@@ -459,14 +576,125 @@ TEST(Options, TomlBadValues) {
   EXPECT_HAS(file_error("[network]\nlatency = \"0us\"\n"),
              "F:2:11: [network] latency: link latency is 0 ps; the simulator needs a positive link latency");
   EXPECT_HAS(file_error("[network]\nbandwidth = \"1 Gfoo\"\n"), "F:2:13: [network] bandwidth: bad bandwidth");
-  EXPECT_HAS(file_error("[network]\ntopology = \"torus\"\n"), "F:2:12: [network] topology: network topology \"torus\" is not supported yet");
+  EXPECT_HAS(file_error("[network]\ntopology = \"torrus\"\n"), "F:2:12: [network] topology: unknown topology \"torrus\"");
   EXPECT_HAS(file_error("[network]\npreset = \"mesh\"\n"), "F:2:10: [network] preset: unknown network preset \"mesh\"");
-  EXPECT_HAS(file_error("[network]\nendpoints = -1\n"), "F:2:13: [network] endpoints: the endpoint count");
+  EXPECT_HAS(file_error("[network]\nendpoints = -1\n"), "F:2:13: [network] endpoints: endpoint count must be between 1 and");
   EXPECT_HAS(file_error("[simulation]\nnp = 0\n"), "F:2:6: [simulation] np: the number of virtual ranks");
   EXPECT_HAS(file_error("[simulation]\nstack = \"8K\"\n"), "F:2:9: [simulation] stack: stack size 8 KiB is out of range");
   EXPECT_HAS(file_error("[simulation]\npoll_cost = \"soon\"\n"), "F:2:13: [simulation] poll_cost: bad time \"soon\"");
   EXPECT_HAS(file_error("[cpu]\nmodel = \"fast\"\n"), "F:2:9: [cpu] model: unknown processor model \"fast\"");
   EXPECT_HAS(file_error("[cpu]\nscale = -1.0\n"), "F:2:9: [cpu] scale: the cpu scale factor must be a positive");
+}
+
+TEST(Options, TomlLevels) {
+  TempFile f(R"([network]
+preset = "torus3d-dualcore"
+placement = "file"
+placement_file = "/tmp/some_placement.txt"
+send_overhead = "2ns"
+
+[[network.level]]
+topology = "torus"
+size = "8x8x8"
+wrap = [1, 0, 1]
+latency = "7us"
+bandwidth = "8.8Gbps"
+
+[[network.level]]
+topology = "star"
+size = 2
+latency = "0.32 us"
+bandwidth = "9.6 Gbit/s"
+
+[[network.level]]
+topology = "mesh"
+size = [2, 3]
+)");
+  Options o = parse({"app", "-xsim-config", f.path()});
+  EXPECT_EQ(o.network.preset, "torus3d-dualcore");
+  EXPECT_EQ(o.network.placement, "file");
+  EXPECT_EQ(o.network.placement_file, "/tmp/some_placement.txt");
+  EXPECT_EQ(o.network.send_overhead.ps(), 2'000);
+  EXPECT_EQ(format_network_inline(o.network),
+            "torus:8x8x8:wrap=1,0,1:lat=7us:bw=8.8Gbps/star:2:lat=320ns:bw=9.6Gbps/mesh:2x3:lat=1us:bw=10Gbps:os=2ns");
+  // Every topology's keys.
+  TempFile g(R"([network]
+[[network.level]]
+topology = "dragonfly"
+p = 2
+a = 4
+h = 2
+g = 3
+columns = 2
+routing = "valiant"
+terminal_latency = "10ns"
+local_bandwidth = "5GB/s"
+[[network.level]]
+topology = "twisted-torus"
+size = [3, 3]
+degree = 1
+jump = "1,2"
+[[network.level]]
+topology = "tree"
+k = 3
+depth = 2
+[[network.level]]
+topology = "ring"
+endpoints = 5
+uni = true
+[[network.level]]
+topology = "fattree"
+m = 4
+n = 2
+)");
+  o = parse({"app", "-xsim-config", g.path()});
+  EXPECT_EQ(o.network.preset, "custom");
+  EXPECT_EQ(format_network_inline(o.network, false),
+            "dragonfly:p=2:a=4:h=2:g=3:cols=2:routing=valiant/twistedtorus:3x3:jump=1,2/tree:3:depth=2/ring:5:uni/"
+            "fattree:m=4:n=2");
+  EXPECT_EQ(o.network.levels[0].terminal_latency.ps(), 10'000);
+  EXPECT_EQ(o.network.levels[0].local_bandwidth_bps, 40'000'000'000u);
+  // The shorthand: level keys directly in [network].
+  TempFile h("[network]\ntopology = \"torus\"\nsize = \"4x4\"\nwrap = [1, 0]\n");
+  o = parse({"app", "-xsim-config", h.path()});
+  EXPECT_EQ(format_network_inline(o.network), "torus:4x4:wrap=1,0:lat=1us:bw=10Gbps");
+  // A relative placement file is relative to the config file.
+  TempFile r("[network]\nplacement_file = \"p.txt\"\n");
+  o = parse({"app", "-xsim-config", r.path()});
+  EXPECT_EQ(o.network.placement, "file");
+  EXPECT_EQ(o.network.placement_file, r.path().substr(0, r.path().rfind('/') + 1) + "p.txt");
+}
+
+TEST(Options, TomlLevelErrors) {
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"torus\"\nsize = \"4x4\"\nsizes = 3\n"),
+             "F:5:1: unknown key \"sizes\" in [network.level]");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"mesh\"\nsize = \"4x4\"\nwrap = [1, 1]\n"),
+             "F:5:1: key \"wrap\" does not apply to a mesh level in [network.level]");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"torus\"\nsize = 4.5\n"),
+             "F:4:8: [network.level] size: expected a size: an integer, an array of integers or a string");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"torus\"\nsize = [4, \"4\"]\n"),
+             "F:4:12: [network.level] size: expected integers in the array, got a string");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"star\"\nlatency = \"7 parsecs\"\n"),
+             "F:4:11: [network.level] latency: bad time \"7 parsecs\"");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"star\"\nbandwidth = \"7 Gfoo\"\n"),
+             "F:4:13: [network.level] bandwidth: bad bandwidth");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = 3\n"),
+             "F:3:12: [network.level] topology: expected a topology name string");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"torus\"\nsize = \"4x4\"\nwrap = [1, 1, 1]\n"),
+             "F:2:1: [[network.level]] 0 (torus:4x4:wrap=1,1,1): wrap has 3 entries but the torus has 2 dimensions");
+  EXPECT_HAS(file_error("[network]\n[[network.level]]\ntopology = \"dragonfly\"\np = 1\na = 2\nh = 1\ng = 7\n"),
+             "F:2:1: [[network.level]] 0 (dragonfly:p=1:a=2:h=1:g=7): dragonfly network:");
+  EXPECT_HAS(file_error("[network]\nlatency = \"1us\"\n[[network.level]]\ntopology = \"star\"\n"),
+             "F:2:1: key \"latency\" describes a level; with [[network.level]] tables put it in one of them");
+  EXPECT_HAS(file_error("[network]\npreset = \"multicore-ethernet\"\nlatency = \"1us\"\n"),
+             "preset \"multicore-ethernet\" has 2 levels; describe the levels with [[network.level]]");
+  EXPECT_HAS(file_error("[network]\nplacement = \"random\"\n"), "F:2:13: [network] placement: unknown placement");
+  EXPECT_HAS(file_error("[network]\nplacement = \"file\"\n"), "needs placement_file");
+  EXPECT_HAS(file_error("[network]\nplacement = \"block\"\nplacement_file = \"x\"\n"),
+             "F:3:18: [network] placement_file: placement is \"block\"");
+  EXPECT_HAS(file_error("[network]\nlevel = 3\n"), "F:2:9: [network] level: expected an array of tables");
+  EXPECT_HAS(file_error("[network]\npreset = \"multicore-ethernet:cores=x\"\n"), "F:2:10: [network] preset: ");
+  EXPECT_EQ(file_error("[network]\npreset = \"multicore-ethernet:cores=4\"\n"), "");
 }
 
 TEST(Options, TomlSyntaxErrorHasPosition) {
@@ -490,19 +718,14 @@ TEST(Options, HelpTextListsEverything) {
                         "XSIM_CPU]", "-xsim-cpu-scale", "XSIM_CPU_SCALE", "-xsim-stack", "XSIM_STACK",
                         "-xsim-poll-cost", "XSIM_POLL_COST", "-xsim-report", "XSIM_REPORT", "-xsim-print-config",
                         "XSIM_PRINT_CONFIG", "-xsim-help", "XSIM_HELP", "default: 256 KiB", "default: 100 ns",
-                        "default: scaled", "default: ethernet", "star[:N]", "25 us", "1 Gbps"})
+                        "default: scaled", "default: ethernet", "star:N", "25 us", "1 Gbps", "-xsim-placement",
+                        "XSIM_PLACEMENT", "multicore-ethernet", "torus:8x8x8:lat=7us:bw=8.8Gbps/star:2"})
     EXPECT_HAS(h, s);
 }
 
 void expect_same(const Options& a, const Options& b) {
   EXPECT_EQ(a.np, b.np);
-  EXPECT_EQ(a.network.preset, b.network.preset);
-  EXPECT_EQ(a.network.topology, b.network.topology);
-  EXPECT_EQ(a.network.endpoints, b.network.endpoints);
-  EXPECT_EQ(a.network.link_latency, b.network.link_latency);
-  EXPECT_EQ(a.network.link_bandwidth_bps, b.network.link_bandwidth_bps);
-  EXPECT_EQ(a.network.send_overhead, b.network.send_overhead);
-  EXPECT_EQ(a.network.recv_overhead, b.network.recv_overhead);
+  EXPECT_EQ(a.network, b.network) << format_network_inline(a.network) << " vs " << format_network_inline(b.network);
   EXPECT_EQ(a.cpu, b.cpu);
   EXPECT_EQ(a.cpu_scale, b.cpu_scale);
   EXPECT_EQ(a.stack_size, b.stack_size);
@@ -517,6 +740,12 @@ TEST(Options, ToTomlRoundTrips) {
                          "-xsim-cpu", "none", "-xsim-cpu-scale", "0.1", "-xsim-stack", "1025K",
                          "-xsim-poll-cost", "1.234567us", "-xsim-report", "off"}));
   cases.push_back(parse({"app", "-xsim-mn", "ethernet:lat=7us", "-xsim-stack", "16385", "-xsim-cpu-scale", "3"}));
+  for (const char* mn : {"none", "multicore-ethernet:cores=4", "mesh2d", "mesh3d-dualcore", "torus3d-dualcore",
+                         "twistedtorus3d-dualcore", "aries:routing=valiant", "ring:16:uni",
+                         "torus:4x4x4:wrap=1,0,1/star:2:os=3ns", "twistedtorus:4x4:degree=1:jump=1,2",
+                         "tree:2:depth=6", "tree:4:n=10/ring:3", "dragonfly:p=4:a=8:h=4:g=9:routing=min:glat=2us",
+                         "fattree:m=4:n=3", "mesh:dims=3/star:2"})
+    cases.push_back(parse({"app", "-xsim-mn", mn, "-xsim-placement", "roundrobin"}));
   for (const Options& o : cases) {
     std::string text = to_toml(o);
     TempFile f(text);
@@ -529,7 +758,8 @@ TEST(Options, ToTomlRoundTrips) {
   std::string t = to_toml(cases[0]);
   EXPECT_HAS(t, "[simulation]\n");
   EXPECT_HAS(t, "stack = \"256 KiB\"\n");
-  EXPECT_HAS(t, "[network]\npreset = \"ethernet\"\ntopology = \"star\"\n");
+  EXPECT_HAS(t, "[network]\n# inline form: star:lat=25us:bw=1Gbps\npreset = \"ethernet\"\nplacement = \"block\"\n");
+  EXPECT_HAS(t, "[[network.level]]\ntopology = \"star\"\n# size not set");
   EXPECT_HAS(t, "latency = \"25 us\"\n");
   EXPECT_HAS(t, "bandwidth = \"1 Gbps\"\n");
   EXPECT_HAS(t, "scale = 1.0\n");

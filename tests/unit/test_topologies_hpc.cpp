@@ -1,6 +1,6 @@
 // Unit tests for the HPC topologies of netmodel: dragonfly (minimal and Valiant routing, 1-D and 2-D
 // groups, the Aries preset) and the m-port n-tree fat tree. Each model is checked against an explicit graph
-// built here from the documented definition (docs/network-topologies-hpc.md), independently of the models'
+// built here from the documented definition (docs/network-topologies.md), independently of the models'
 // routing code, with breadth-first-search distances from tests/unit/graph_oracle.hpp.
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Dragonfly network (Kim et al. 2008; 000 §V; DESIGN.md §4): p endpoints per router, a routers per group,
 // h global links per router, g groups, consecutive global arrangement, minimal or Valiant routing.
 // Layer: netmodel (pure library). The full rules (numbering, links, routes, hop formulas) are in
-// docs/network-topologies-hpc.md; the short version:
+// docs/network-topologies.md; the short version:
 //
 //   Endpoint e sits on router R = e / p; router R is router l = R % a of group G = R / a.
 //   Local links: with local_columns == 0 every pair of routers of a group is linked (1-D, all-to-all);

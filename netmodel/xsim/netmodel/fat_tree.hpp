@@ -1,5 +1,5 @@
 // Fat tree: the m-port n-tree of Lin, Chung and Huang (2004), as used by 000 §VI (DESIGN.md §4).
-// Layer: netmodel (pure library). Full rules in docs/network-topologies-hpc.md; the short version, with
+// Layer: netmodel (pure library). Full rules in docs/network-topologies.md; the short version, with
 // k = m/2:
 //
 //   2*k^n endpoints, (2n-1)*k^(n-1) switches of m ports. Endpoint e has the digits (p0, p1, ..., p(n-1)):

@@ -1,0 +1,55 @@
+// Network configuration -> network model: turns a NetworkSpec (options.hpp) into a netmodel Network for a
+// given number of virtual ranks, and places the ranks on its cores (DESIGN.md §4-5, docs/network-config.md).
+// Layer: libxsim config. Pure C++: no MPI, no fibers, no TOML.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "options.hpp"
+#include "xsim/netmodel/network.hpp"
+
+namespace xsim {
+
+struct BuiltNetwork {
+  // The model: the single level, or a net::Hierarchy of all levels (outermost first). Its endpoints are the
+  // cores, numbered with the innermost level fastest. Overheads are set on it (and on every level, so that
+  // min_latency() includes them).
+  std::unique_ptr<net::Network> network;
+  // core_of_rank[r] = the core of virtual rank r. Empty = identity (block placement).
+  std::vector<int32_t> core_of_rank;
+  // Cores inside one endpoint of level 0 (a simulated node): the product of the inner levels' sizes.
+  int64_t cores_per_node = 1;
+  // Endpoints of level 0 (simulated nodes).
+  int64_t nodes = 0;
+  // The spec with every size that was derived from the rank count filled in.
+  NetworkSpec resolved;
+
+  int32_t core(int64_t rank) const {
+    return core_of_rank.empty() ? static_cast<int32_t>(rank) : core_of_rank[static_cast<size_t>(rank)];
+  }
+};
+
+// Builds the network for `np` virtual ranks (np <= 0: as many ranks as the network has cores; then no level
+// may derive its size from the rank count). Throws ConfigError when a level is invalid, when the network
+// has fewer cores than np (saying what would fit), or when the placement file is unreadable or wrong
+// (file:line).
+BuiltNetwork build_network(const NetworkSpec& spec, int64_t np);
+
+// The spec with derived sizes filled in, and its total core count; the same checks as build_network
+// except the placement. Cheap (builds no network).
+NetworkSpec resolve_network(const NetworkSpec& spec, int64_t np, int64_t* cores = nullptr);
+
+// The endpoint count of a level whose sizes are all known (after resolve_network).
+int64_t level_endpoints(const NetworkLevel& level);
+// True when the level leaves its size to the rank count (see NetworkLevel).
+bool level_size_derived(const NetworkLevel& level);
+// Builds one level whose size is known, without overheads. Throws std::invalid_argument (the netmodel's
+// checks) or ConfigError.
+std::unique_ptr<net::Network> build_level(const NetworkLevel& level);
+
+// The most square factorisation of n into `dims` factors, smallest first: among all factorisations the one
+// with the smallest largest factor, then the smallest sum (e.g. 128, 3 -> 4x4x8; 12, 2 -> 3x4; 7, 2 -> 1x7).
+std::vector<int64_t> most_square_factors(int64_t n, int dims);
+
+}  // namespace xsim
