@@ -1,6 +1,7 @@
 #include "native/exchange.hpp"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -94,6 +95,9 @@ void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
 
 void abort_all(int code) {
   std::fflush(nullptr);
+  // The launcher tears every process down as soon as it hears of the abort, and may do so before its
+  // proxies have forwarded what this process just wrote: give them a moment, so no output is lost.
+  usleep(200 * 1000);
   PMPI_Abort(MPI_COMM_WORLD, code);
   std::_Exit(code);
 }
