@@ -300,7 +300,7 @@ struct Tool {
       std::fprintf(f, "<text x=\"%d\" y=\"%.1f\" dominant-baseline=\"middle\">%s</text>\n", lx + legend_w + 6,
                    top + lh - lh * s / 4.0, esc(format_time(SimTime::from_seconds(v))).c_str());
     }
-    std::fprintf(f, "<text x=\"%d\" y=\"%d\">latency</text>\n</svg>\n", lx, top - 8);
+    std::fprintf(f, "<text x=\"%d\" y=\"%d\">latency</text>\n</svg>\n", lx, top - 22);
     if (std::fclose(f) != 0) usage_error("cannot write " + file);
     std::printf("wrote %s: %" PRId64 " x %" PRId64 " cells, latency %s .. %s\n", file.c_str(), cells, cells,
                 format_time(SimTime::from_seconds(lo)).c_str(), format_time(SimTime::from_seconds(hi)).c_str());

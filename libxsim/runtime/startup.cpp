@@ -135,6 +135,8 @@ void on_fatal_signal(int sig, siginfo_t* info, void* uctx) {
     print_backtrace_from(uctx);
   }
   std::fflush(stderr);
+  timespec pause{0, 200 * 1000 * 1000};  // let the launcher forward this report before it tears down
+  nanosleep(&pause, nullptr);
   signal(sig, SIG_DFL);
   raise(sig);
 }
