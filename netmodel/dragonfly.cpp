@@ -148,9 +148,7 @@ class Dragonfly final : public Network {
          format_time(q_.terminal_latency) + " / " + format_bandwidth(q_.terminal_bandwidth_bps) +
          ", local links " + format_time(q_.local_latency) + " / " + format_bandwidth(q_.local_bandwidth_bps) +
          ", global links " + format_time(q_.global_latency) + " / " + format_bandwidth(q_.global_bandwidth_bps);
-    if (overheads().send != SimTime::zero() || overheads().recv != SimTime::zero())
-      s += ", send overhead " + format_time(overheads().send) + ", receive overhead " +
-           format_time(overheads().recv);
+    s += overheads_suffix();
     return s;
   }
 
@@ -165,8 +163,7 @@ class Dragonfly final : public Network {
   int port_router(int from, int to) const { return (to < from ? to : to - 1) / q_.h; }
 
   [[noreturn]] [[gnu::cold]] void out_of_range(int src, int dst) const {
-    throw std::out_of_range("dragonfly network: route(" + std::to_string(src) + ", " + std::to_string(dst) +
-                            ") outside endpoints 0.." + std::to_string(endpoints_ - 1));
+    throw_out_of_range("dragonfly network", src, dst, endpoints_);
   }
 
   DragonflyParams q_;

@@ -107,15 +107,13 @@ class MeshTorus final : public Network {
     if (kind_ == "torus") s += " (wrap " + detail::join(wrap_, ",") + ")";
     s += ", " + std::to_string(endpoints_) + (endpoints_ == 1 ? " endpoint" : " endpoints") + ", link latency " +
          format_time(link_latency_) + ", link bandwidth " + format_bandwidth(bandwidth_bps_);
-    if (overheads().send != SimTime::zero() || overheads().recv != SimTime::zero())
-      s += ", send overhead " + format_time(overheads().send) + ", receive overhead " + format_time(overheads().recv);
+    s += overheads_suffix();
     return s;
   }
 
  private:
   [[noreturn]] [[gnu::cold]] void out_of_range(int src, int dst) const {
-    throw std::out_of_range(kind_ + " network: route(" + std::to_string(src) + ", " + std::to_string(dst) +
-                            ") outside endpoints 0.." + std::to_string(endpoints_ - 1));
+    throw_out_of_range((kind_ + " network").c_str(), src, dst, endpoints_);
   }
 
   std::string kind_;  // "mesh" or "torus"

@@ -51,16 +51,13 @@ class Ring final : public Network {
     std::string s = std::string(bidirectional_ ? "bidirectional" : "unidirectional") + " ring, " +
                     std::to_string(n_) + (n_ == 1 ? " endpoint" : " endpoints") + ", link latency " +
                     format_time(link_latency_) + ", link bandwidth " + format_bandwidth(bandwidth_bps_);
-    if (overheads().send != SimTime::zero() || overheads().recv != SimTime::zero())
-      s += ", send overhead " + format_time(overheads().send) + ", receive overhead " +
-           format_time(overheads().recv);
+    s += overheads_suffix();
     return s;
   }
 
  private:
   [[noreturn]] [[gnu::cold]] void out_of_range(int src, int dst) const {
-    throw std::out_of_range("ring network: route(" + std::to_string(src) + ", " + std::to_string(dst) +
-                            ") outside endpoints 0.." + std::to_string(n_ - 1));
+    throw_out_of_range("ring network", src, dst, n_);
   }
 
   int n_;

@@ -148,8 +148,7 @@ class TwistedTorus final : public Network {
                     std::to_string(endpoints_) + (endpoints_ == 1 ? " endpoint" : " endpoints") +
                     ", link latency " + format_time(link_latency_) + ", link bandwidth " +
                     format_bandwidth(bandwidth_bps_);
-    if (overheads().send != SimTime::zero() || overheads().recv != SimTime::zero())
-      s += ", send overhead " + format_time(overheads().send) + ", receive overhead " + format_time(overheads().recv);
+    s += overheads_suffix();
     return s;
   }
 
@@ -187,8 +186,7 @@ class TwistedTorus final : public Network {
   }
 
   [[noreturn]] [[gnu::cold]] void out_of_range(int src, int dst) const {
-    throw std::out_of_range("twisted torus network: route(" + std::to_string(src) + ", " + std::to_string(dst) +
-                            ") outside endpoints 0.." + std::to_string(endpoints_ - 1));
+    throw_out_of_range("twisted torus network", src, dst, endpoints_);
   }
 
   std::vector<int> dims_, wrap_, jump_;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "xsim/simtime.hpp"
@@ -52,6 +53,10 @@ class Network {
   virtual std::string describe() const = 0;
 
   void set_overheads(Overheads o) { overheads_ = o; }
+  // ", send overhead X, receive overhead Y" when either is set, else "" (the tail of describe()).
+  std::string overheads_suffix() const;
+  // Throws std::out_of_range naming the network (e.g. "ring network") and the valid endpoint range.
+  [[noreturn]] [[gnu::cold]] static void throw_out_of_range(const char* network, int src, int dst, int endpoints);
   const Overheads& overheads() const { return overheads_; }
 
   // L(src, dst, bytes) = route latency + ceil(8 * bytes / b_min) + overheads. src == dst costs 0.
