@@ -36,14 +36,6 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 bool is_grid(const std::string& t) { return t == "mesh" || t == "torus" || t == "twistedtorus"; }
 
-size_t grid_dims(const NetworkLevel& lv) {
-  if (!lv.size.empty()) return lv.size.size();
-  if (lv.dims > 0) return static_cast<size_t>(lv.dims);
-  if (!lv.wrap.empty()) return lv.wrap.size();
-  if (!lv.jump.empty()) return lv.jump.size();
-  return 1;
-}
-
 std::vector<int> to_ints(const std::vector<int64_t>& v) {
   std::vector<int> r;
   for (int64_t x : v) {
@@ -274,6 +266,14 @@ NetworkSpec resolve_network(const NetworkSpec& spec, int64_t np, int64_t* cores)
   }
   if (cores) *cores = total;
   return r;
+}
+
+size_t grid_dims(const NetworkLevel& lv) {
+  if (!lv.size.empty()) return lv.size.size();
+  if (lv.dims > 0) return static_cast<size_t>(lv.dims);
+  if (!lv.wrap.empty()) return lv.wrap.size();
+  if (!lv.jump.empty()) return lv.jump.size();
+  return 1;
 }
 
 BuiltNetwork build_network(const NetworkSpec& spec, int64_t np) {

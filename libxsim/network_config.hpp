@@ -30,6 +30,9 @@ struct BuiltNetwork {
   }
 };
 
+// Grid dimensions of a mesh/torus/twisted torus level: its size's, else dims, else wrap's or jump's, else 1.
+size_t grid_dims(const NetworkLevel& lv);
+
 // Builds the network for `np` virtual ranks (np <= 0: as many ranks as the network has cores; then no level
 // may derive its size from the rank count). Throws ConfigError when a level is invalid, when the network
 // has fewer cores than np (saying what would fit), or when the placement file is unreadable or wrong

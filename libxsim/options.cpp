@@ -425,15 +425,6 @@ std::string set_level_key(NetworkLevel& lv, const LevelKey& key, std::string_vie
   return std::string(name);
 }
 
-// Grid dimensions of a mesh/torus/twisted torus level: its size's, else dims, else wrap's or jump's, else 1.
-size_t grid_dims(const NetworkLevel& lv) {
-  if (!lv.size.empty()) return lv.size.size();
-  if (lv.dims > 0) return static_cast<size_t>(lv.dims);
-  if (!lv.wrap.empty()) return lv.wrap.size();
-  if (!lv.jump.empty()) return lv.jump.size();
-  return 1;
-}
-
 // Checks that need the whole level; then, when its size is fixed, builds it once so that the netmodel's
 // own checks (g <= a*h + 1, columns dividing a, ...) report here, with the level's origin.
 void validate_level(const NetworkLevel& lv, const std::string& where) {
