@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   nets.emplace_back("mesh 256x256", make_mesh({256, 256}, us(7), 8'800'000'000));
   nets.emplace_back("torus 16x16x16", make_torus({16, 16, 16}, {1, 1, 1}, us(7), 8'800'000'000));
   nets.emplace_back("torus 8x8x8x8x4 (BG/Q-like)", make_torus({8, 8, 8, 8, 4}, {1, 1, 1, 1, 1}, us(1), 16 * kGbps));
+  nets.emplace_back("twisted torus 32x32 (distance table)", make_twisted_torus({32, 32}, {1, 1}, 1, {1, 1}, us(7), 8'800'000'000));
   nets.emplace_back("twisted torus 64x64", make_twisted_torus({64, 64}, {1, 1}, 1, {1, 1}, us(7), 8'800'000'000));
   nets.emplace_back("twisted torus 16x16x16", make_twisted_torus({16, 16, 16}, {1, 1, 1}, 1, {1, 1, 1}, us(7), 8'800'000'000));
   nets.emplace_back("binary tree 65536", make_tree(2, 65536, us(1), kGbps));

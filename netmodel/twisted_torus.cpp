@@ -4,6 +4,7 @@
 #include "xsim/netmodel/twisted_torus.hpp"
 
 #include <array>
+#include <limits>
 #include <climits>
 #include <cstdint>
 #include <memory>
@@ -77,6 +78,7 @@ class TwistedTorus final : public Network {
       }
     }
     cycle_start_[ncycles_] = order_len_;
+    if (twisted_ && endpoints_ <= kTableMaxEndpoints) build_distance_table();
   }
 
   int endpoints() const override { return endpoints_; }
@@ -93,6 +95,10 @@ class TwistedTorus final : public Network {
       b[d] = t % m_[d];
       s /= m_[d];
       t /= m_[d];
+    }
+    if (!table_.empty()) {
+      int hops = table_[static_cast<size_t>(src) * static_cast<size_t>(endpoints_) + static_cast<size_t>(dst)];
+      return Route{SimTime::from_ps(hops * link_latency_.ps()), bandwidth_bps_, hops};
     }
     int h = 0;
     if (!twisted_) {
@@ -188,6 +194,54 @@ class TwistedTorus final : public Network {
   [[noreturn]] [[gnu::cold]] void out_of_range(int src, int dst) const {
     throw_out_of_range("twisted torus network", src, dst, endpoints_);
   }
+
+  // Up to kTableMaxEndpoints endpoints the exact hop count of every pair is precomputed by breadth-first
+  // search over the link set (at most 8 MiB): route() is then exact and a single lookup. Larger networks
+  // use the path-family search below.
+  static constexpr int kTableMaxEndpoints = 2048;
+  void build_distance_table() {
+    const size_t n = static_cast<size_t>(endpoints_);
+    std::array<int, kMaxDims> stride{};
+    for (int d = 0, st = 1; d < nd_; ++d) {
+      stride[d] = st;
+      st *= m_[d];
+    }
+    auto coord = [&](int node, int d) { return node / stride[d] % m_[d]; };
+    auto step = [&](int node, int d, int dir) {  // the neighbour one link away in dimension d, or -1
+      int x = coord(node, d);
+      int t = (d + degree_) % nd_;
+      if (dir > 0 && x + 1 < m_[d]) return node + stride[d];
+      if (dir < 0 && x > 0) return node - stride[d];
+      if (!wrapped_[d]) return -1;
+      int moved = node + (dir > 0 ? -x : m_[d] - 1 - x) * stride[d];  // across the wrap link
+      if (t != d && jmod_[d] != 0) {
+        int xt = coord(moved, t);
+        int yt = ((xt + dir * jmod_[d]) % m_[t] + m_[t]) % m_[t];
+        moved += (yt - xt) * stride[t];
+      }
+      return moved == node ? -1 : moved;
+    };
+    table_.assign(n * n, std::numeric_limits<uint16_t>::max());
+    std::vector<int> queue(n);
+    for (size_t s = 0; s < n; ++s) {
+      uint16_t* dist = &table_[s * n];
+      size_t head = 0, tail = 0;
+      dist[s] = 0;
+      queue[tail++] = static_cast<int>(s);
+      while (head < tail) {
+        int u = queue[head++];
+        for (int d = 0; d < nd_; ++d)
+          for (int dir : {1, -1}) {
+            int v = step(u, d, dir);
+            if (v >= 0 && dist[v] == std::numeric_limits<uint16_t>::max()) {
+              dist[v] = static_cast<uint16_t>(dist[u] + 1);
+              queue[tail++] = v;
+            }
+          }
+      }
+    }
+  }
+  std::vector<uint16_t> table_;
 
   std::vector<int> dims_, wrap_, jump_;
   int degree_;
