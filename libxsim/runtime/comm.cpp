@@ -150,11 +150,12 @@ std::string describe_comm(MPI_Comm c) {
   if (c == MPI_COMM_NULL) return "no communicator";
   char buf[64];
   uint32_t idx = static_cast<uint32_t>(c) & kIndexMask;
-  if (idx < g_comms.size() && g_comms[idx] && !g_comms[idx]->name.empty())
-    return g_comms[idx]->name;
-  std::snprintf(buf, sizeof buf, "communicator 0x%08x", static_cast<unsigned>(c));
-  if (idx < g_comms.size() && g_comms[idx])
-    std::snprintf(buf, sizeof buf, "communicator 0x%08x (%d ranks)", static_cast<unsigned>(c), g_comms[idx]->size);
+  const Comm* known = idx < g_comms.size() ? g_comms[idx] : nullptr;
+  if (known && !known->name.empty()) return known->name;
+  if (known)
+    std::snprintf(buf, sizeof buf, "communicator 0x%08x (%d ranks)", static_cast<unsigned>(c), known->size);
+  else
+    std::snprintf(buf, sizeof buf, "communicator 0x%08x", static_cast<unsigned>(c));
   return buf;
 }
 

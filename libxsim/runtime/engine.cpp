@@ -92,15 +92,16 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   int64_t nlocal = first_rank_of(proc_ + 1) - first_local_;
   ranks_.resize(static_cast<size_t>(nlocal));
   stacks_ = std::make_unique<StackPool>(static_cast<size_t>(nlocal), opt.stack_size);
+  min_latency_ = net_->min_latency();
+  if (min_latency_ <= SimTime::zero())
+    throw std::runtime_error("the network's minimum latency must be positive");
   if (nprocs_ > 1) {
-    lookahead_ = net_->min_latency();
+    lookahead_ = min_latency_;
     if (node_aligned)
       if (auto* h = dynamic_cast<const net::Hierarchy*>(net_.get()); h && h->levels() > 1)
         lookahead_ = max(lookahead_, h->min_latency_across(0));
     exchange_ = std::make_unique<native::Exchange>(nprocs_);
   }
-  if (net_->min_latency() <= SimTime::zero())
-    throw std::runtime_error("the network's minimum latency must be positive");
   heap_.reserve(static_cast<size_t>(nlocal) + 16);
   for (int64_t i = 0; i < nlocal; ++i) {
     Rank& r = ranks_[static_cast<size_t>(i)];
@@ -241,7 +242,7 @@ void Engine::check_canary(Rank& r) {
     std::fprintf(stderr,
                  "xsim: stack overflow in rank %d (stack size %zu KiB): the rank wrote below the end of its "
                  "stack. Raise it with -xsim-stack SIZE (e.g. -xsim-stack %zuK) or XSIM_STACK.\n",
-                 r.world, stacks_->stack_size() >> 10, (stacks_->stack_size() >> 10) * 4);
+                 r.world, stacks_->usable_size() >> 10, (stacks_->usable_size() >> 10) * 4);
     native::abort_all(1);
   }
 }
@@ -343,7 +344,7 @@ void Engine::block(const BlockInfo& why) {
 SimTime Engine::fifo_arrival(Rank& r, int32_t dst, SimTime t) {
   // Messages between one pair never overtake each other. Only sends whose arrival is later than anything
   // a new send could achieve (now + minimum latency) are remembered, so the list stays tiny.
-  SimTime horizon = r.clock + net_->min_latency();
+  SimTime horizon = r.clock + min_latency_;
   auto& rec = r.recent;
   size_t k = 0;
   for (size_t i = 0; i < rec.size(); ++i) {
@@ -396,7 +397,6 @@ void Engine::send_ack(Rank& r, Message* m, SimTime when) {
 }
 
 void Engine::route(Message* m) {
-  ++messages_total_;
   int p = owner_of(m->dst);
   if (p == proc_) {
     deliver_local(m);
@@ -488,7 +488,6 @@ int Engine::new_send_request(bool complete) {
   q = Request{};
   q.gen = gen;
   q.kind = Request::Kind::Send;
-  q.owner = current_ ? current_->index : -1;
   q.complete = complete;
   q.completion = current_ ? current_->clock : SimTime::zero();
   return id;

@@ -59,7 +59,6 @@ struct Request {
   bool cancelled = false;
   bool user_freed = false;   // MPI_Request_free called while active: release on completion
   uint32_t gen = 0;          // bumped on release, so stale acks are recognised
-  int32_t owner = -1;        // local index of the owning rank
   SimTime completion;        // virtual time the operation completed
   // receive arguments
   void* buf = nullptr;
@@ -209,7 +208,6 @@ class Engine {
   uint64_t context_switches() const { return switches_; }
 
  private:
-  friend class RankEntry;
   struct HeapEntry {
     int64_t key;
     int32_t index;
@@ -256,16 +254,15 @@ class Engine {
   boost::context::fiber scheduler_;
   SimTime window_end_ = SimTime::infinity();
   SimTime lookahead_ = SimTime::infinity();
+  SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
   std::deque<Request> requests_;
   std::vector<int32_t> free_requests_;
   std::unique_ptr<native::Exchange> exchange_;
   SimTime out_min_ = SimTime::infinity();   // earliest arrival among messages sent off-process this window
   bool deadlock_reporting_ = false;
   int64_t unfinished_local_ = 0;
-  uint64_t switches_ = 0, windows_ = 0, messages_total_ = 0;
+  uint64_t switches_ = 0, windows_ = 0;
   double wall_start_ = 0;
-  friend struct EngineReport;
-  friend void write_report(Engine&);
  public:
   // read by the report
   const std::vector<Rank>& ranks() const { return ranks_; }

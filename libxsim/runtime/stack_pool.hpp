@@ -21,7 +21,6 @@ class StackPool {
   // Top (highest address, exclusive) and usable size of stack `i`.
   void* top(size_t i) const { return base_ + (i + 1) * slot_; }
   size_t usable_size() const { return slot_ - guard_; }
-  size_t stack_size() const { return usable_size(); }
   bool has_guard_pages() const { return guard_ != 0; }
 
   void write_canary(size_t i);
