@@ -57,6 +57,7 @@ XSIM_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     uint64_t id = comm_next_id(c, 0xd0);
     Comm* n = comm_join(id, members_of(c));
     n->name = "";
+    n->topo = c.topo;  // a duplicate keeps the process topology (api_topo.cpp)
     *newcomm = n->handle;
     // A duplicate inherits the error handler.
     MPI_Errhandler e = comm_errhandler(comm);

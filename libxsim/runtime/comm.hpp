@@ -7,12 +7,17 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace xsim {
+
+namespace coll {
+struct Topology;  // coll/topology.hpp
+}
 
 struct Comm {
   uint64_t id = 0;                  // context id: point-to-point traffic uses 2*id, collectives 2*id+1
@@ -23,6 +28,7 @@ struct Comm {
   int local_refs = 0;               // local ranks holding this communicator
   bool is_self = false;
   std::string name;
+  std::shared_ptr<coll::Topology> topo;  // Cartesian/graph/dist-graph topology (api_topo.cpp), or null
 
   uint64_t p2p_ctx() const { return id * 2; }
   uint64_t coll_ctx() const { return id * 2 + 1; }
