@@ -25,6 +25,42 @@ inline void check(int rc, const char* call) {
   if (rc != MPI_SUCCESS) fail(rc, call);
 }
 
+// MPICH's MPI_Pack/MPI_Unpack refuse a null buffer, yet MPI_BOTTOM (null) with absolute addresses in the
+// datatype is legal MPI (and what Fortran's MPI_BOTTOM becomes). Such a buffer is described to the native
+// MPI as one struct block of `count` elements of `t` displaced by -&anchor, used from the non-null &anchor:
+// every address comes out the same.
+class NonNullBase {
+ public:
+  NonNullBase(const void* buf, MPI_Count count, MPI_Datatype t) : buf_(buf), count_(count), type_(t) {
+    if (buf != nullptr) return;
+    static const char anchor = 0;  // only its address is used
+    MPI_Count blen = count, disp = -static_cast<MPI_Count>(reinterpret_cast<uintptr_t>(&anchor));
+    check(PMPI_Type_create_struct_c(1, &blen, &disp, &t, &type_), "MPI_Type_create_struct_c");
+    int rc = PMPI_Type_commit(&type_);
+    if (rc != MPI_SUCCESS) {
+      PMPI_Type_free(&type_);
+      fail(rc, "MPI_Type_commit");
+    }
+    owned_ = true;
+    buf_ = &anchor;
+    count_ = 1;
+  }
+  ~NonNullBase() {
+    if (owned_) PMPI_Type_free(&type_);
+  }
+  NonNullBase(const NonNullBase&) = delete;
+  NonNullBase& operator=(const NonNullBase&) = delete;
+  void* buf() const { return const_cast<void*>(buf_); }
+  MPI_Count count() const { return count_; }
+  MPI_Datatype type() const { return type_; }
+
+ private:
+  const void* buf_;
+  MPI_Count count_;
+  MPI_Datatype type_;
+  bool owned_ = false;
+};
+
 // One element of `t` is `size` bytes at offset 0 with nothing between them and consecutive elements
 // follow each other without gaps (lb == true_lb == 0, extent == true_extent == size).
 bool dense_layout(MPI_Datatype t) {
@@ -112,7 +148,8 @@ void pack(const void* buf, int count, MPI_Datatype t, void* out) {
   }
   MPI_Count position = 0;
   MPI_Count outsize = static_cast<MPI_Count>(type_size(t)) * count;
-  check(PMPI_Pack_c(buf, count, t, out, outsize, &position, MPI_COMM_SELF), "MPI_Pack_c");
+  NonNullBase in(buf, count, t);
+  check(PMPI_Pack_c(in.buf(), in.count(), in.type(), out, outsize, &position, MPI_COMM_SELF), "MPI_Pack_c");
 }
 
 void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t) {
@@ -126,20 +163,26 @@ void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t
   }
   const uint64_t whole = bytes / size, rest = bytes % size;
   MPI_Count position = 0;
-  if (whole > 0)
-    check(PMPI_Unpack_c(in, static_cast<MPI_Count>(whole * size), &position, buf, static_cast<MPI_Count>(whole), t,
+  if (whole > 0) {
+    NonNullBase out(buf, static_cast<MPI_Count>(whole), t);
+    check(PMPI_Unpack_c(in, static_cast<MPI_Count>(whole * size), &position, out.buf(), out.count(), out.type(),
                         MPI_COMM_SELF),
           "MPI_Unpack_c");
+  }
   if (rest > 0) {
     // A partial trailing element: fill only its first `rest` data bytes, as a receive of a short message
     // does. Pack the element's current contents, overlay the incoming bytes, unpack the whole element.
-    char* elem = static_cast<char*>(buf) + static_cast<MPI_Aint>(whole) * type_extent(t).extent;
+    // (integer arithmetic: buf may be MPI_BOTTOM, i.e. null)
+    void* elem = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf) +
+                                         static_cast<uintptr_t>(static_cast<MPI_Aint>(whole) * type_extent(t).extent));
     std::vector<char> scratch(size);
+    NonNullBase e(elem, 1, t);
     MPI_Count p = 0;
-    check(PMPI_Pack_c(elem, 1, t, scratch.data(), static_cast<MPI_Count>(size), &p, MPI_COMM_SELF), "MPI_Pack_c");
+    check(PMPI_Pack_c(e.buf(), e.count(), e.type(), scratch.data(), static_cast<MPI_Count>(size), &p, MPI_COMM_SELF),
+          "MPI_Pack_c");
     std::memcpy(scratch.data(), static_cast<const char*>(in) + whole * size, static_cast<size_t>(rest));
     p = 0;
-    check(PMPI_Unpack_c(scratch.data(), static_cast<MPI_Count>(size), &p, elem, 1, t, MPI_COMM_SELF),
+    check(PMPI_Unpack_c(scratch.data(), static_cast<MPI_Count>(size), &p, e.buf(), e.count(), e.type(), MPI_COMM_SELF),
           "MPI_Unpack_c");
   }
 }

@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -93,7 +94,14 @@ void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
   PMPI_Status_set_cancelled(st, cancelled ? 1 : 0);
 }
 
+namespace {
+std::atomic<bool> g_aborting{false};
+}
+
+bool aborting() { return g_aborting.load(std::memory_order_relaxed); }
+
 void abort_all(int code) {
+  g_aborting.store(true, std::memory_order_relaxed);
   std::fflush(nullptr);
   // The launcher tears every process down as soon as it hears of the abort, and may do so before its
   // proxies have forwarded what this process just wrote: give them a moment, so no output is lost.

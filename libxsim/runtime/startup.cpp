@@ -263,7 +263,10 @@ extern "C" __attribute__((visibility("default"))) int __libc_start_main(StartMai
 }
 
 extern "C" __attribute__((visibility("default"))) void exit(int status) noexcept {
-  if (g_engine && g_engine->in_rank()) g_engine->rank_exit(status);
+  // During an abort the native MPI's own abort path may call exit() (MPICH does with one process): that
+  // must end the process, not only the virtual rank, or the other ranks would run on (or be reported as
+  // deadlocked) and the abort's exit code would be lost.
+  if (g_engine && g_engine->in_rank() && !native::aborting()) g_engine->rank_exit(status);
   using ExitFn = void (*)(int);
   static ExitFn real = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "exit"));
   real(status);

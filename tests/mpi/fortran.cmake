@@ -1,0 +1,51 @@
+# Fortran MPI test set (included from tests/mpi/CMakeLists.txt). Programs built with MPICH's Fortran
+# bindings, which call the C MPI_* entry points that xsim defines; each checks its own data, prints per-rank
+# lines with MPI_Wtime, and must print the same for 1 and 2 native processes.
+#   fortran_p2p    `use mpi`: send/recv, isend/irecv/waitall (status array, MPI_STATUSES_IGNORE), sendrecv,
+#                  probe + get_count, MPI_ANY_SOURCE/MPI_ANY_TAG
+#   fortran_coll   `use mpi`: collectives with MPI_IN_PLACE (allreduce, reduce, allgather, gather, scatterv,
+#                  scan), alltoall, bcast
+#   fortran_types  `include 'mpif.h'`: vector, subarray, contiguous, struct (+ MPI_BOTTOM), pack/unpack
+#   fortran_comm   `use mpi` + a C helper: comm_split/dup/compare/free, MPI_Comm_f2c/c2f both ways
+#   fortran_abort  MPI_Abort while the other ranks wait for the aborting one
+# -frecursive keeps every local on the rank's own stack (gfortran may otherwise make large locals static,
+# i.e. shared by the virtual ranks); mpif.h has no interfaces, so choice buffers of several types need
+# -fallow-argument-mismatch with gfortran >= 10.
+set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
+
+foreach(t p2p coll types comm abort)
+  add_executable(fortran_${t} fortran_${t}.f90)
+  target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
+  target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
+endforeach()
+# the C helper is compiled on its own, so that the Fortran wrapper's flags stay off the C compiler
+add_library(fortran_comm_helper OBJECT fortran_comm_helper.c)
+target_link_libraries(fortran_comm_helper PRIVATE MPI::MPI_C)
+target_sources(fortran_comm PRIVATE $<TARGET_OBJECTS:fortran_comm_helper>)
+# binaries that know nothing of xsim, for LD_PRELOAD runs
+foreach(t p2p types)
+  add_executable(fortran_${t}_plain fortran_${t}.f90)
+  target_link_libraries(fortran_${t}_plain PRIVATE MPI::MPI_Fortran)
+  target_compile_options(fortran_${t}_plain PRIVATE ${XSIM_FORTRAN_FLAGS})
+endforeach()
+
+xsim_mpi_test(fortran_p2p ${RUN} same "1 2" -- $<TARGET_FILE:fortran_p2p> -xsim-np 12 ${NONE})
+# 100 doubles from rank 0 to rank 1 as the first event: 2 x 25 us + 800 B x 8 ns = 56.4 us
+xsim_mpi_test(fortran_p2p_time ${RUN} expect-stdout 2 "^rank 1: recv 100 doubles from 0 at t= 0\\.000056400$" --
+  $<TARGET_FILE:fortran_p2p> -xsim-np 5 ${NONE})
+xsim_mpi_test(fortran_p2p_preload ${RUN} expect-stdout 2 "^rank 1: recv 100 doubles from 0 at t= 0\\.000056400$" --
+  -env LD_PRELOAD ${XSIM_LIB} $<TARGET_FILE:fortran_p2p_plain> -xsim-np 12 ${NONE})
+xsim_mpi_test(fortran_coll ${RUN} same "1 2" -- $<TARGET_FILE:fortran_coll> -xsim-np 12 ${NONE})
+xsim_mpi_test(fortran_coll_7ranks ${RUN} same "1 2" -- $<TARGET_FILE:fortran_coll> -xsim-np 7 ${NONE})
+xsim_mpi_test(fortran_types ${RUN} same "1 2" -- $<TARGET_FILE:fortran_types> -xsim-np 12 ${NONE})
+# two ring exchanges of one 5-double vector row (40 B: 50.32 us each), then one 3x2 subarray (48 B: 50.384 us)
+xsim_mpi_test(fortran_types_time ${RUN} expect-stdout 1 "^rank 0: subarray corner +1123\\. t= 0\\.000151024$" --
+  $<TARGET_FILE:fortran_types> -xsim-np 12 ${NONE})
+xsim_mpi_test(fortran_types_preload ${RUN} same "1 2" --
+  -env LD_PRELOAD ${XSIM_LIB} $<TARGET_FILE:fortran_types_plain> -xsim-np 12 ${NONE})
+xsim_mpi_test(fortran_comm ${RUN} same "1 2" -- $<TARGET_FILE:fortran_comm> -xsim-np 12 ${NONE})
+xsim_mpi_test(fortran_comm_odd ${RUN} same "1 2" -- $<TARGET_FILE:fortran_comm> -xsim-np 7 ${NONE})
+xsim_mpi_test(fortran_abort_1proc ${RUN} expect-fail 1 5 "MPI_Abort called by rank 1 with error code 5" --
+  $<TARGET_FILE:fortran_abort> -xsim-np 6 ${NONE})
+xsim_mpi_test(fortran_abort_2procs ${RUN} expect-fail 2 5 "MPI_Abort called by rank 1 with error code 5" --
+  $<TARGET_FILE:fortran_abort> -xsim-np 6 ${NONE})
