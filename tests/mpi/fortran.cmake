@@ -8,12 +8,13 @@
 #   fortran_types  `include 'mpif.h'`: vector, subarray, contiguous, struct (+ MPI_BOTTOM), pack/unpack
 #   fortran_comm   `use mpi` + a C helper: comm_split/dup/compare/free, MPI_Comm_f2c/c2f both ways
 #   fortran_abort  MPI_Abort while the other ranks wait for the aborting one
+#   fortran_cart   `use mpi`: dims_create, cart_create/coords/rank/get/shift/sub, topo_test, cartdim_get
 # -frecursive keeps every local on the rank's own stack (gfortran may otherwise make large locals static,
 # i.e. shared by the virtual ranks); mpif.h has no interfaces, so choice buffers of several types need
 # -fallow-argument-mismatch with gfortran >= 10.
 set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
 
-foreach(t p2p coll types comm abort)
+foreach(t p2p coll types comm abort cart)
   add_executable(fortran_${t} fortran_${t}.f90)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -49,3 +50,5 @@ xsim_mpi_test(fortran_abort_1proc ${RUN} expect-fail 1 5 "MPI_Abort called by ra
   $<TARGET_FILE:fortran_abort> -xsim-np 6 ${NONE})
 xsim_mpi_test(fortran_abort_2procs ${RUN} expect-fail 2 5 "MPI_Abort called by rank 1 with error code 5" --
   $<TARGET_FILE:fortran_abort> -xsim-np 6 ${NONE})
+xsim_mpi_test(fortran_cart ${RUN} same "1 2" -- $<TARGET_FILE:fortran_cart> -xsim-np 12 ${NONE})
+xsim_mpi_test(fortran_cart_prime ${RUN} same "1 2" -- $<TARGET_FILE:fortran_cart> -xsim-np 7 ${NONE})
