@@ -1,8 +1,8 @@
 /* Process topologies and neighbourhood collectives under xsim. Modes (argv[1]):
  *   all (default)   Cartesian (periodic, non-periodic, size-1/2 periodic dimensions, sub-grids, a grid
  *                   smaller than the communicator), graph and distributed-graph communicators: every query
- *                   function and every neighbourhood collective, checked against values computed here; each
- *                   rank prints its results and its MPI_Wtime, so runs with different numbers of native
+ *                   function and every neighbourhood collective, checked against values computed here; rank 0
+ *                   prints every rank's results and MPI_Wtime, so runs with different numbers of native
  *                   processes can be compared. Any number of ranks >= 2.
  *   timing          16 ranks: MPI_Cart_create of a periodic 4x4 torus, then MPI_Neighbor_alltoall of 250 ints
  *                   per neighbour; rank 0 prints the largest virtual time.
@@ -34,10 +34,18 @@ static void append_ints(char* line, size_t cap, const char* label, const int* v,
   if (len < cap) snprintf(line + len, cap - len, "]");
 }
 
-/* One whole line per write: ranks of several native processes share the output pipe. */
-static void emit(const char* line) {
-  printf("%s\n", line);
-  fflush(stdout);
+/* Each rank collects its lines in `out` (OUT_CAP bytes); rank 0 prints everybody's at the end, since lines
+ * written by several native processes can be cut and interleaved by the launcher. */
+#define OUT_CAP 4096
+static void emit(char* out, const char* line) {
+  size_t len = strlen(out), add = strlen(line);
+  if (len + add + 2 > OUT_CAP) {
+    fprintf(stderr, "FAILED: output of a rank exceeds %d bytes\n", OUT_CAP);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  memcpy(out + len, line, add);
+  out[len + add] = '\n';
+  out[len + add + 1] = '\0';
 }
 
 static int mod(int a, int n) { return ((a % n) + n) % n; }
@@ -148,6 +156,7 @@ static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap) {
 
 static int run_all(int me, int np) {
   char line[2048];
+  char* out = calloc(OUT_CAP, 1);
   int topo;
 
   MPI_Topo_test(MPI_COMM_WORLD, &topo);
@@ -200,7 +209,7 @@ static int run_all(int me, int np) {
         "shift dim 1 by -2: %d %d", src2, dst2);
   snprintf(line, sizeof line, "rank %3d cart2d (%d,%d) shift %d %d %d %d", me, c[0], c[1], src0, dst0, src1, dst1);
   cart_collectives(cart, me, line, sizeof line);
-  emit(line);
+  emit(out, line);
 
   /* a duplicate keeps the topology */
   MPI_Comm dup;
@@ -242,7 +251,7 @@ static int run_all(int me, int np) {
   MPI_Cart_create(MPI_COMM_WORLD, 3, d3, periods3, 0, &cube);
   snprintf(line, sizeof line, "rank %3d cart3d", me);
   cart_collectives(cube, me, line, sizeof line);
-  emit(line);
+  emit(out, line);
   MPI_Comm_free(&cube);
 
   /* --- a 1-D ring of size 2 and a non-periodic line of half the ranks (the others get MPI_COMM_NULL) --- */
@@ -255,13 +264,13 @@ static int run_all(int me, int np) {
   if (pair != MPI_COMM_NULL) {
     snprintf(line, sizeof line, "rank %3d ring2", me);
     cart_collectives(pair, me, line, sizeof line);
-    emit(line);
+    emit(out, line);
     MPI_Comm_free(&pair);
   }
   if (line_comm != MPI_COMM_NULL) {
     snprintf(line, sizeof line, "rank %3d line%d", me, half);
     cart_collectives(line_comm, me, line, sizeof line);
-    emit(line);
+    emit(out, line);
     MPI_Comm_free(&line_comm);
   }
   int mapped;
@@ -313,7 +322,7 @@ static int run_all(int me, int np) {
     snprintf(line, sizeof line, "rank %3d graph", me);
     append_ints(line, sizeof line, "nbrs", nbrs, cnt);
     append_ints(line, sizeof line, "a2a", rbuf, cnt);
-    emit(line);
+    emit(out, line);
     MPI_Comm_free(&graph);
   }
   free(index), free(edges);
@@ -342,7 +351,7 @@ static int run_all(int me, int np) {
     CHECK(indeg == 2 && outdeg == 2, "dup of a dist graph lost its adjacency");
     MPI_Comm_free(&dgdup);
     snprintf(line, sizeof line, "rank %3d distgraph-adjacent in %d %d a2a %d %d", me, gs[0], gs[1], rbuf[0], rbuf[1]);
-    emit(line);
+    emit(out, line);
   }
   MPI_Comm_free(&dg);
 
@@ -376,7 +385,7 @@ static int run_all(int me, int np) {
     CHECK(rbuf[0] == gs[0] && rbuf[1] == gs[1], "general dist graph allgather %d %d", rbuf[0], rbuf[1]);
     snprintf(line, sizeof line, "rank %3d distgraph in %d %d out %d %d allgather %d %d", me, gs[0], gs[1], gdst[0],
              gdst[1], rbuf[0], rbuf[1]);
-    emit(line);
+    emit(out, line);
   }
   MPI_Comm_free(&dg);
 
@@ -411,9 +420,16 @@ static int run_all(int me, int np) {
 
   double t = MPI_Wtime(), tmax;
   snprintf(line, sizeof line, "rank %3d time %.9f", me, t);
-  emit(line);
+  emit(out, line);
   MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (me == 0) printf("topology: %d ranks ok, virtual time %.9f\n", np, tmax);
+  char* all = me == 0 ? malloc((size_t)OUT_CAP * (size_t)np) : NULL;
+  MPI_Gather(out, OUT_CAP, MPI_CHAR, all, OUT_CAP, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (me == 0) {
+    for (int r = 0; r < np; ++r) fputs(all + (size_t)r * OUT_CAP, stdout);
+    printf("topology: %d ranks ok, virtual time %.9f\n", np, tmax);
+  }
+  free(all);
+  free(out);
   return 0;
 }
 
