@@ -376,8 +376,8 @@ int main(int argc, char **argv)
         }
         const double rr_new = dot(&pb, r, r);
         ++it;
-        if (tol > 0.0 && sqrt(rr_new) <= tol * bnorm)
-            converged = 1;
+        if (rr_new == 0.0 || (tol > 0.0 && sqrt(rr_new) <= tol * bnorm))
+            converged = 1; /* (an exact zero residual ends even a fixed-iteration run: beta would be 0/0) */
         const double beta = rr_new / rr;
         rr = rr_new;
         for (long long l = 0; l < nloc; ++l)
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
             fail(msg);
         }
         printf("cg: %d ranks, grid %lldx%lldx%lld (%lld rows), %lld iterations, residual %.3e, error %.3e %s\n", size,
-               pb.nx, pb.ny, pb.nz, pb.n, it, true_res, err, tol > 0.0 ? "ok" : "(fixed iterations) ok");
+               pb.nx, pb.ny, pb.nz, pb.n, it, true_res, err, tol > 0.0 ? "ok" : "(tol 0) ok");
         printf("cg: virtual time %.9f\n", tmax);
         printf("cg: time per iteration %.9f\n", it > 0 ? tmax / (double)it : 0.0);
     }

@@ -32,7 +32,9 @@ constexpr int64_t kMaxRanks = INT_MAX;  // ranks and endpoints are C ints in MPI
 // ---------------------------------------------------------------------------------------------------
 // The option table: one row per option; the command line, the environment and help_text() read it.
 
-enum class Opt { np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, report, print_config, help };
+enum class Opt {
+  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, report, privatize, privatize_libs, print_config, help
+};
 
 struct OptionDef {
   Opt id;
@@ -56,6 +58,10 @@ constexpr OptionDef kOptions[] = {
     {Opt::poll_cost, "poll-cost", "XSIM_POLL_COST", "TIME",
      "virtual time charged by each MPI_Test/MPI_Iprobe-like call"},
     {Opt::report, "report", "XSIM_REPORT", "on|off", "print the end-of-run report on stderr"},
+    {Opt::privatize, "privatize", "XSIM_PRIVATIZE", "auto|on|off|copy|map",
+     "each virtual rank gets its own globals and statics (auto: when a process holds several ranks and they fit)"},
+    {Opt::privatize_libs, "privatize-libs", "XSIM_PRIVATIZE_LIBS", "LIB[,LIB...]",
+     "also privatize the globals of these shared libraries (file names, e.g. libfoo.so)"},
     {Opt::print_config, "print-config", "XSIM_PRINT_CONFIG", nullptr,
      "print the effective configuration as TOML"},
     {Opt::help, "help", "XSIM_HELP", nullptr, "print this help"},
@@ -194,6 +200,43 @@ double to_scale(std::string_view v, const std::string& where) {
   if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
     fail(where, quoted(v) + " is not a number; give a positive factor, e.g. 1.0");
   return check_scale(f, where);
+}
+
+PrivatizeMode to_privatize(std::string_view v, const std::string& where) {
+  bool b = false;
+  if (v == "auto") return PrivatizeMode::automatic;
+  if (v == "copy") return PrivatizeMode::copy;
+  if (v == "map") return PrivatizeMode::map;
+  if (parse_bool(v, b)) return b ? PrivatizeMode::on : PrivatizeMode::off;
+  fail(where, "unknown privatization mode " + quoted(v) + "; give auto, on, off, copy or map" +
+                  suggestion(v, {"auto", "on", "off", "copy", "map"}));
+}
+
+const char* privatize_name(PrivatizeMode m) {
+  switch (m) {
+    case PrivatizeMode::automatic: return "auto";
+    case PrivatizeMode::on: return "on";
+    case PrivatizeMode::off: return "off";
+    case PrivatizeMode::copy: return "copy";
+    case PrivatizeMode::map: return "map";
+  }
+  return "auto";
+}
+
+std::vector<std::string> to_lib_list(std::string_view v, const std::string& where) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= v.size()) {
+    size_t comma = v.find(',', at);
+    std::string_view item = v.substr(at, comma == std::string_view::npos ? v.npos : comma - at);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) fail(where, "empty library name in " + quoted(v) + "; give file names separated by commas, e.g. libfoo.so,libbar.so");
+    out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    at = comma + 1;
+  }
+  return out;
 }
 
 CpuModel to_cpu(std::string_view v, const std::string& where) {
@@ -723,7 +766,7 @@ class TomlLoader {
   }
 
   static std::string home_of(std::string_view key) {
-    for (const char* k : {"np", "stack", "poll_cost", "report"})
+    for (const char* k : {"np", "stack", "poll_cost", "report", "privatize", "privatize_libs"})
       if (key == k) return "simulation";
     for (const char* k : {"model", "scale"})
       if (key == k) return "cpu";
@@ -780,8 +823,24 @@ class TomlLoader {
       } else if (k == "report") {
         if (!n.is_boolean()) wrong_type(n, "simulation", k, "a boolean (true or false)");
         o_.report = n.as_boolean()->get();
+      } else if (k == "privatize") {
+        if (n.is_boolean()) o_.privatize = n.as_boolean()->get() ? PrivatizeMode::on : PrivatizeMode::off;
+        else o_.privatize = to_privatize(str(n, "simulation", k, "\"auto\", \"on\", \"off\", \"copy\" or \"map\""), w);
+      } else if (k == "privatize_libs") {
+        o_.privatize_libs.clear();
+        if (n.is_string()) {
+          o_.privatize_libs = to_lib_list(n.as_string()->get(), w);
+        } else if (const toml::array* a = n.as_array()) {
+          for (const toml::node& e : *a) {
+            if (!e.is_string() || e.as_string()->get().empty())
+              wrong_type(e, "simulation", k, "an array of library file names such as [\"libfoo.so\"]");
+            o_.privatize_libs.push_back(e.as_string()->get());
+          }
+        } else {
+          wrong_type(n, "simulation", k, "an array of library file names such as [\"libfoo.so\"]");
+        }
       } else {
-        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report"});
+        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report", "privatize", "privatize_libs"});
       }
     }
   }
@@ -1112,6 +1171,8 @@ void apply(Options& o, Origins& org, const Setting& s) {
     case Opt::stack: o.stack_size = to_stack(s.value, w); break;
     case Opt::poll_cost: o.poll_cost = to_time(s.value, w); break;
     case Opt::report: o.report = to_bool(s.value, w); break;
+    case Opt::privatize: o.privatize = to_privatize(s.value, w); break;
+    case Opt::privatize_libs: o.privatize_libs = to_lib_list(s.value, w); break;
     case Opt::print_config: o.print_config = to_bool(s.value, w); break;
     case Opt::help: o.help = to_bool(s.value, w); break;
   }
@@ -1273,6 +1334,8 @@ std::string help_text() {
       case Opt::stack: return format_size(d.stack_size);
       case Opt::poll_cost: return format_time(d.poll_cost);
       case Opt::report: return d.report ? "on" : "off";
+      case Opt::privatize: return privatize_name(d.privatize);
+      case Opt::privatize_libs: return "none";
       case Opt::print_config: return "off";
       case Opt::help: return "off";
     }
@@ -1307,10 +1370,11 @@ std::string help_text() {
        "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly).\n"
        "Supported topologies: " + join(kTopologies) + ".\n"
        "Units: TIME 25us, 1.5ms, 100ns, 2s; BANDWIDTH 1Gbps, 8.8 Gbit/s, 1.25GB/s; SIZE 256K, 1MiB, 4096.\n"
-       "Config file: TOML with tables [simulation] (np, stack, poll_cost, report), [cpu] (model, scale) and\n"
-       "[network] (preset, placement, placement_file, send_overhead, recv_overhead, and [[network.level]]\n"
-       "tables with topology, size and the level keys); -xsim-print-config prints the effective configuration\n"
-       "in that form. Full reference: docs/network-config.md.\n";
+       "Config file: TOML with tables [simulation] (np, stack, poll_cost, report, privatize, privatize_libs),\n"
+       "[cpu] (model, scale) and [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
+       "and [[network.level]] tables with topology, size and the level keys); -xsim-print-config prints the\n"
+       "effective configuration in that form. Full reference: docs/network-config.md; privatization of\n"
+       "globals: docs/privatization.md.\n";
   return s;
 }
 
@@ -1328,6 +1392,12 @@ std::string to_toml(const Options& o) {
   s += "stack = " + str(format_size(o.stack_size)) + "\n";
   s += "poll_cost = " + str(format_time(o.poll_cost)) + "\n";
   s += std::string("report = ") + (o.report ? "true" : "false") + "\n";
+  s += std::string("privatize = ") + str(privatize_name(o.privatize)) + "\n";
+  if (!o.privatize_libs.empty()) {
+    s += "privatize_libs = [";
+    for (size_t i = 0; i < o.privatize_libs.size(); ++i) s += (i ? ", " : "") + str(o.privatize_libs[i]);
+    s += "]\n";
+  }
   s += "\n[cpu]\n";
   s += "model = " + str(o.cpu == CpuModel::scaled ? "scaled" : "none") + "\n";
   s += "scale = " + shortest_double(o.cpu_scale) + "\n";

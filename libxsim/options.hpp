@@ -104,6 +104,11 @@ struct NetworkSpec {
 
 enum class CpuModel { scaled, none };
 
+// Per-rank globals (docs/privatization.md). automatic: on where a native process holds several ranks and
+// the images fit in memory; on: always (an error when they do not fit); copy / map: on, with that method for
+// every data region instead of the choice by size.
+enum class PrivatizeMode { automatic, on, off, copy, map };
+
 struct Options {
   int64_t np = 0;                         // virtual ranks; 0: one per native process
   NetworkSpec network;                    // -xsim-mn, -xsim-placement / [network]
@@ -112,6 +117,9 @@ struct Options {
   uint64_t stack_size = 256 * 1024;       // -xsim-stack / [simulation] stack: bytes per virtual rank
   SimTime poll_cost = SimTime::from_ns(100);  // -xsim-poll-cost: virtual time per Test/Iprobe-like call
   bool report = true;                     // -xsim-report=on|off: end-of-run report on stderr
+  PrivatizeMode privatize = PrivatizeMode::automatic;  // -xsim-privatize / [simulation] privatize
+  std::vector<std::string> privatize_libs;  // -xsim-privatize-libs / [simulation] privatize_libs: libraries
+                                            // whose globals are privatized too (file names). Default: none
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   bool help = false;                      // -xsim-help
   std::string config_file;                // -xsim-config / XSIM_CONFIG

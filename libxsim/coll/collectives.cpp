@@ -42,6 +42,7 @@ enum Tag : int {
   kTagReduceScatter,
   kTagScan,
   kTagExscan,
+  kTagAlltoallw,
 };
 
 // MPICH's default thresholds (the MPIR_CVAR_* defaults of MPICH 4.0), in bytes.
@@ -502,6 +503,52 @@ void alltoallv_scattered(Transport& t, const void* sbuf, const int* scounts, con
   }
 }
 
+// Alltoallw's forms: one datatype per peer, displacements in bytes. In place: every pair (i < j), in order,
+// swaps its blocks (rcounts/rdispls/rtypes describe both). Otherwise scattered nonblocking exchanges in
+// batches of kAlltoallThrottle peers, skipping empty blocks; the rank's own block is copied locally.
+void alltoallw_in_place(Transport& t, void* rbuf, const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes) {
+  const int p = t.size(), r = t.rank();
+  std::vector<char> out;
+  for (int i = 0; i < p; ++i) {
+    for (int j = i + 1; j < p; ++j) {
+      int peer;
+      if (r == i) peer = j;
+      else if (r == j) peer = i;
+      else continue;
+      char* block = static_cast<char*>(rbuf) + rdispls[peer];
+      out.resize(native::type_size(rtypes[peer]) * static_cast<uint64_t>(rcounts[peer]));
+      native::pack(block, rcounts[peer], rtypes[peer], out.data());
+      t.sendrecv(out.data(), as_count(out.size()), MPI_BYTE, peer, kTagAlltoallw, block, rcounts[peer], rtypes[peer],
+                 peer, kTagAlltoallw);
+    }
+  }
+}
+
+void alltoallw_scattered(Transport& t, const void* sbuf, const int* scounts, const int* sdispls,
+                         const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const int* rdispls,
+                         const MPI_Datatype* rtypes) {
+  const int p = t.size(), r = t.rank();
+  const char* s = static_cast<const char*>(sbuf);
+  char* d = static_cast<char*>(rbuf);
+  copy(s + sdispls[r], scounts[r], stypes[r], d + rdispls[r], rcounts[r], rtypes[r]);
+  std::vector<int> ids;
+  for (int ii = 0; ii < p; ii += kAlltoallThrottle) {
+    const int batch = std::min(kAlltoallThrottle, p - ii);
+    ids.clear();
+    for (int i = 0; i < batch; ++i) {
+      const int src = (r + i + ii) % p;
+      if (src == r || rcounts[src] == 0 || native::type_size(rtypes[src]) == 0) continue;
+      ids.push_back(t.irecv(d + rdispls[src], rcounts[src], rtypes[src], src, kTagAlltoallw));
+    }
+    for (int i = 0; i < batch; ++i) {
+      const int dst = (r - i - ii + p) % p;
+      if (dst == r || scounts[dst] == 0 || native::type_size(stypes[dst]) == 0) continue;
+      ids.push_back(t.isend(s + sdispls[dst], scounts[dst], stypes[dst], dst, kTagAlltoallw));
+    }
+    if (!ids.empty()) t.waitall(static_cast<int>(ids.size()), ids.data());
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Reduce-scatter
 
@@ -810,6 +857,15 @@ void alltoallv(Transport& t, const void* sbuf, const int* scounts, const int* sd
   }
   std::vector<int64_t> sd(sdispls, sdispls + p);
   alltoallv_scattered(t, sbuf, scounts, sd.data(), stype, rbuf, rcounts, rd.data(), rtype, true, kTagAlltoallv);
+}
+
+void alltoallw(Transport& t, const void* sbuf, const int* scounts, const int* sdispls, const MPI_Datatype* stypes,
+               void* rbuf, const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes) {
+  if (in_place(sbuf)) {
+    if (t.size() > 1) alltoallw_in_place(t, rbuf, rcounts, rdispls, rtypes);
+    return;
+  }
+  alltoallw_scattered(t, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
 }
 
 void reduce_scatter(Transport& t, const void* sbuf, void* rbuf, const int* rcounts, MPI_Datatype type,

@@ -31,6 +31,9 @@ void alltoall(Transport& t, const void* sbuf, int scount, MPI_Datatype stype, vo
               MPI_Datatype rtype);
 void alltoallv(Transport& t, const void* sbuf, const int* scounts, const int* sdispls, MPI_Datatype stype,
                void* rbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype);
+// One datatype per peer; displacements in bytes (MPI_Alltoallw).
+void alltoallw(Transport& t, const void* sbuf, const int* scounts, const int* sdispls, const MPI_Datatype* stypes,
+               void* rbuf, const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes);
 void reduce_scatter(Transport& t, const void* sbuf, void* rbuf, const int* rcounts, MPI_Datatype type,
                     MPI_Op op);
 void reduce_scatter_block(Transport& t, const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op);

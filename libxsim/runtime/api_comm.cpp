@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "api_ext.hpp"
 #include "api_support.hpp"
 #include "coll/collectives.hpp"
 #include "sim_transport.hpp"
@@ -50,25 +51,38 @@ std::vector<int32_t> members_of(const Group& g) {
 
 }  // namespace
 
-XSIM_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  return guarded("MPI_Comm_dup", comm, [&] {
-    Comm& c = check_comm(comm);
-    agree_on_context(c, "MPI_Comm_dup");
+namespace xsim {
+MPI_Comm comm_dup_impl(MPI_Comm comm, const char* call, bool agree, bool copy_info) {
+  Comm& c = check_comm(comm);
+  MPI_Comm h;
+  if (c.is_inter) {
+    h = inter_dup(c, call, agree);
+  } else {
+    if (agree) agree_on_context(c, call);
     uint64_t id = comm_next_id(c, 0xd0);
     Comm* n = comm_join(id, members_of(c));
     n->name = "";
     n->topo = c.topo;  // a duplicate keeps the process topology (api_topo.cpp)
-    *newcomm = n->handle;
-    // A duplicate inherits the error handler.
-    MPI_Errhandler e = comm_errhandler(comm);
-    if (e != MPI_ERRORS_ARE_FATAL) comm_set_errhandler(n->handle, e);
-  });
+    h = n->handle;
+  }
+  comm_local_dup(comm, h, copy_info);  // error handler, attributes (copy callbacks), info (api_attr.cpp)
+  return h;
+}
+}  // namespace xsim
+
+XSIM_API int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  return guarded("MPI_Comm_dup", comm, [&] { *newcomm = comm_dup_impl(comm, "MPI_Comm_dup", true, true); });
 }
 
 XSIM_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   return guarded("MPI_Comm_split", comm, [&] {
     Comm& c = check_comm(comm);
     if (color < 0 && color != MPI_UNDEFINED) fail(MPI_ERR_ARG, "negative color " + std::to_string(color));
+    if (c.is_inter) {
+      *newcomm = inter_split(c, color, key, "MPI_Comm_split");
+      comm_inherit_errhandler(comm, *newcomm);
+      return;
+    }
     SimTransport t(c, "MPI_Comm_split");
     int mine[2] = {color, key};
     std::vector<int> all(static_cast<size_t>(c.size) * 2);
@@ -89,6 +103,7 @@ XSIM_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm
     uint64_t cid = id ^ (static_cast<uint64_t>(static_cast<uint32_t>(color)) * 0x9e3779b97f4a7c15ull);
     cid = (cid & ~(3ull << 62)) | 2;
     *newcomm = comm_join(cid, std::move(members))->handle;
+    comm_inherit_errhandler(comm, *newcomm);
   });
 }
 
@@ -96,6 +111,7 @@ XSIM_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) 
   return guarded("MPI_Comm_create", comm, [&] {
     Comm& c = check_comm(comm);
     Group& g = check_group(group);
+    if (c.is_inter) fail(MPI_ERR_COMM, "MPI_Comm_create on an intercommunicator is not supported by xsim yet");
     agree_on_context(c, "MPI_Comm_create");
     uint64_t id = comm_next_id(c, 0xc7);
     int32_t me = E().current().world;
@@ -107,6 +123,7 @@ XSIM_API int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) 
       return;
     }
     *newcomm = comm_join(id, std::move(members))->handle;
+    comm_inherit_errhandler(comm, *newcomm);
   });
 }
 
@@ -115,6 +132,7 @@ XSIM_API int MPI_Comm_free(MPI_Comm* comm) {
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
       fail(MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
     Comm& c = check_comm(*comm);
+    comm_local_free(*comm);  // attribute delete callbacks, name, info, error handler (api_attr.cpp)
     comm_release(&c);
     *comm = MPI_COMM_NULL;
   });
@@ -128,6 +146,10 @@ XSIM_API int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
       *result = MPI_IDENT;
       return;
     }
+    if (ca.is_inter || cb.is_inter) {
+      *result = inter_compare(ca, cb);
+      return;
+    }
     std::vector<int32_t> ma = members_of(ca), mb = members_of(cb);
     if (ma == mb) {
       *result = MPI_CONGRUENT;
@@ -136,27 +158,6 @@ XSIM_API int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
     std::sort(ma.begin(), ma.end());
     std::sort(mb.begin(), mb.end());
     *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
-  });
-}
-
-XSIM_API int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
-  return guarded("MPI_Comm_test_inter", comm, [&] {
-    check_comm(comm);
-    *flag = 0;
-  });
-}
-
-XSIM_API int MPI_Comm_set_name(MPI_Comm comm, const char* name) {
-  return guarded("MPI_Comm_set_name", comm, [&] { check_comm(comm).name = name; });
-}
-
-XSIM_API int MPI_Comm_get_name(MPI_Comm comm, char* name, int* len) {
-  return guarded("MPI_Comm_get_name", comm, [&] {
-    Comm& c = check_comm(comm);
-    std::string n = c.name;
-    if (n.size() >= MPI_MAX_OBJECT_NAME) n.resize(MPI_MAX_OBJECT_NAME - 1);
-    std::memcpy(name, n.c_str(), n.size() + 1);
-    *len = static_cast<int>(n.size());
   });
 }
 

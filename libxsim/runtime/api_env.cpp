@@ -1,8 +1,9 @@
-// MPI environment entry points: initialisation, time, process names, attributes, error handlers, and
-// xsim's own public C API (include/xsim.h).
+// MPI environment entry points: initialisation, time, process names, and xsim's own public C API
+// (include/xsim.h). Attributes are in api_attr.cpp, error handlers in api_errh.cpp.
 #include <cstdio>
 #include <cstring>
 
+#include "api_ext.hpp"
 #include "api_support.hpp"
 #include "options.hpp"
 #include "xsim.h"
@@ -11,12 +12,6 @@ using namespace xsim;
 
 namespace {
 Engine& E() { return *g_engine; }
-int g_tag_ub = 0x7fffffff;
-int g_wtime_is_global = 1;
-int g_host = MPI_PROC_NULL;
-int g_io = MPI_ANY_SOURCE;
-int g_universe_size = 0;
-int g_appnum = 0;
 }  // namespace
 
 XSIM_API int MPI_Init(int* argc, char*** argv) {
@@ -66,6 +61,7 @@ XSIM_API int MPI_Finalize(void) {
     Rank& r = E().current();
     if (!r.mpi_initialized) fail(MPI_ERR_OTHER, "MPI_Finalize called before MPI_Init");
     if (r.mpi_finalized) fail(MPI_ERR_OTHER, "MPI_Finalize called twice");
+    comm_local_finalize();  // MPI_COMM_SELF's attribute delete callbacks run first (api_attr.cpp)
     r.mpi_finalized = true;
   });
 }
@@ -115,55 +111,6 @@ XSIM_API int MPI_Comm_rank(MPI_Comm comm, int* rank) {
 
 XSIM_API int MPI_Comm_size(MPI_Comm comm, int* size) {
   return guarded("MPI_Comm_size", comm, [&] { *size = check_comm(comm).size; });
-}
-
-XSIM_API int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* value, int* flag) {
-  return guarded("MPI_Comm_get_attr", comm, [&] {
-    check_comm(comm);
-    void** out = static_cast<void**>(value);
-    *flag = 1;
-    g_universe_size = static_cast<int>(E().world_size());
-    switch (keyval) {
-      case MPI_TAG_UB: *out = &g_tag_ub; break;
-      case MPI_WTIME_IS_GLOBAL: *out = &g_wtime_is_global; break;
-      case MPI_HOST: *out = &g_host; break;
-      case MPI_IO: *out = &g_io; break;
-      case MPI_UNIVERSE_SIZE: *out = &g_universe_size; break;
-      case MPI_APPNUM: *out = &g_appnum; break;
-      default:
-        fail(MPI_ERR_KEYVAL, "attribute keyval " + std::to_string(keyval) +
-                                 " is not supported yet (only the predefined attributes are)");
-    }
-  });
-}
-
-XSIM_API int MPI_Attr_get(MPI_Comm comm, int keyval, void* value, int* flag) {
-  return MPI_Comm_get_attr(comm, keyval, value, flag);
-}
-
-XSIM_API int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler e) {
-  return guarded("MPI_Comm_set_errhandler", comm, [&] {
-    check_comm(comm);
-    if (e != MPI_ERRORS_ARE_FATAL && e != MPI_ERRORS_RETURN)
-      fail(MPI_ERR_ARG, "only MPI_ERRORS_ARE_FATAL and MPI_ERRORS_RETURN are supported as error handlers yet");
-    comm_set_errhandler(comm, e);
-  });
-}
-
-XSIM_API int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler e) { return MPI_Comm_set_errhandler(comm, e); }
-
-XSIM_API int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* e) {
-  return guarded("MPI_Comm_get_errhandler", comm, [&] {
-    check_comm(comm);
-    *e = comm_errhandler(comm);
-  });
-}
-
-XSIM_API int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* e) { return MPI_Comm_get_errhandler(comm, e); }
-
-XSIM_API int MPI_Errhandler_free(MPI_Errhandler* e) {
-  *e = MPI_ERRHANDLER_NULL;
-  return MPI_SUCCESS;
 }
 
 XSIM_API int MPI_Pcontrol(const int level, ...) {

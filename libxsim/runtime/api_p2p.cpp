@@ -1,4 +1,6 @@
-// MPI point-to-point entry points (blocking, nonblocking, completion, probe, buffered mode).
+// MPI point-to-point entry points: blocking, nonblocking and persistent operations, completion (for every
+// kind of request, nonblocking collectives included), probe and matched probe, buffered mode.
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -34,7 +36,7 @@ void check_recv(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, in
 int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm& c, bool sync) {
   if (dest == MPI_PROC_NULL) return -1;
   int sync_req = sync ? E().new_send_request(false) : -1;
-  E().send(buf, count, type, c.world_of(dest), tag, c.p2p_ctx(), my_rank_in(c), sync_req);
+  E().send(buf, count, type, c.peer_world(dest), tag, c.p2p_ctx(), my_rank_in(c), sync_req);
   return sync_req;
 }
 
@@ -58,8 +60,29 @@ void wait_id(int id, const char* call, int peer, int tag, MPI_Comm comm) {
 }
 
 int check_truncation(int err) {
-  if (err == MPI_ERR_TRUNCATE) fail(MPI_ERR_TRUNCATE, "message truncated: the receive buffer is smaller than the message");
+  check_request_error(err);
   return err;
+}
+
+// The engine request an application handle stands for now: the request itself, or the operation a
+// persistent request's MPI_Start began (-1 while it is inactive, like MPI_REQUEST_NULL).
+int active_id(MPI_Request h) {
+  int id = from_handle(h);
+  if (id < 0) return -1;
+  Request& q = E().request(id);
+  if (q.kind == Request::Kind::Persistent) return q.inner;
+  if (q.kind == Request::Kind::Matched) fail(MPI_ERR_REQUEST, "a matched message handle is not a request");
+  return id;
+}
+
+// Once the operation behind *h has completed (call before releasing it): the handle becomes MPI_REQUEST_NULL, except
+// a persistent request's, which becomes inactive (MPI_Start may start it again).
+void retire(MPI_Request* h) {
+  int id = from_handle(*h);
+  if (id >= 0 && E().request(id).kind == Request::Kind::Persistent)
+    E().request(id).inner = -1;
+  else
+    *h = MPI_REQUEST_NULL;
 }
 
 void bsend_check(const void* buf, int count, MPI_Datatype type) {
@@ -81,7 +104,7 @@ std::vector<int> ids_of(int n, const MPI_Request reqs[], int* active = nullptr) 
   std::vector<int> ids(static_cast<size_t>(n));
   int a = 0;
   for (int i = 0; i < n; ++i) {
-    ids[static_cast<size_t>(i)] = from_handle(reqs[i]);
+    ids[static_cast<size_t>(i)] = active_id(reqs[i]);
     if (ids[static_cast<size_t>(i)] >= 0) ++a;
   }
   if (active) *active = a;
@@ -187,12 +210,13 @@ XSIM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int d
 
 XSIM_API int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   return guarded("MPI_Wait", kReqComm, [&] {
-    int id = from_handle(*req);
+    int id = active_id(*req);
     if (id < 0) return empty_status(status);
     Request& q = E().request(id);
-    wait_id(id, "MPI_Wait", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, MPI_COMM_NULL);
-    *req = MPI_REQUEST_NULL;
-    check_truncation(finish(id, status));
+    wait_id(id, "MPI_Wait", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
+    retire(req);
+    int err = finish(id, status);
+    check_truncation(err);
   });
 }
 
@@ -208,8 +232,8 @@ XSIM_API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
         continue;
       }
       Request& q = E().request(id);
-      wait_id(id, "MPI_Waitall", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, MPI_COMM_NULL);
-      reqs[i] = MPI_REQUEST_NULL;
+      wait_id(id, "MPI_Waitall", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
+      retire(&reqs[i]);
       if (finish(id, st) != MPI_SUCCESS) truncated = true;
     }
     if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
@@ -225,8 +249,9 @@ XSIM_API int MPI_Waitany(int n, MPI_Request reqs[], int* index, MPI_Status* stat
       return empty_status(status);
     }
     *index = k;
-    reqs[k] = MPI_REQUEST_NULL;
-    check_truncation(finish(ids[static_cast<size_t>(k)], status));
+    retire(&reqs[k]);
+    int err = finish(ids[static_cast<size_t>(k)], status);
+    check_truncation(err);
   });
 }
 
@@ -245,7 +270,7 @@ XSIM_API int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[
       if (id < 0 || !E().request(id).complete || E().request(id).completion > E().current().clock) continue;
       indices[out] = i;
       MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[out];
-      reqs[i] = MPI_REQUEST_NULL;
+      retire(&reqs[i]);
       if (finish(id, st) != MPI_SUCCESS) truncated = true;
       ++out;
     }
@@ -256,7 +281,7 @@ XSIM_API int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[
 
 XSIM_API int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
   return guarded("MPI_Test", kReqComm, [&] {
-    int id = from_handle(*req);
+    int id = active_id(*req);
     if (id < 0) {
       *flag = 1;
       E().charge_poll();
@@ -264,8 +289,9 @@ XSIM_API int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
     }
     *flag = E().test(id) ? 1 : 0;
     if (*flag) {
-      *req = MPI_REQUEST_NULL;
-      check_truncation(finish(id, status));
+      retire(req);
+      int err = finish(id, status);
+      check_truncation(err);
     }
   });
 }
@@ -293,7 +319,7 @@ XSIM_API int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status status
         empty_status(st);
         continue;
       }
-      reqs[i] = MPI_REQUEST_NULL;
+      retire(&reqs[i]);
       if (finish(id, st) != MPI_SUCCESS) truncated = true;
     }
     if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
@@ -325,8 +351,9 @@ XSIM_API int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_S
     }
     *flag = 1;
     *index = best;
-    reqs[best] = MPI_REQUEST_NULL;
-    check_truncation(finish(ids[static_cast<size_t>(best)], status));
+    retire(&reqs[best]);
+    int err = finish(ids[static_cast<size_t>(best)], status);
+    check_truncation(err);
   });
 }
 
@@ -347,7 +374,7 @@ XSIM_API int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[
       if (id < 0 || !E().request(id).complete) continue;
       indices[out] = i;
       MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[out];
-      reqs[i] = MPI_REQUEST_NULL;
+      retire(&reqs[i]);
       if (finish(id, st) != MPI_SUCCESS) truncated = true;
       ++out;
     }
@@ -361,18 +388,31 @@ XSIM_API int MPI_Request_free(MPI_Request* req) {
     int id = from_handle(*req);
     if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Request_free on MPI_REQUEST_NULL");
     Request& q = E().request(id);
-    if (q.complete)
+    if (q.kind == Request::Kind::Persistent) {  // free the record; an active operation completes unobserved
+      int inner = q.inner;
       E().release_request(id);
-    else
+      if (inner >= 0) {
+        if (E().request(inner).complete)
+          E().release_request(inner);
+        else
+          E().request(inner).user_freed = true;
+      }
+    } else if (q.complete) {
+      E().release_request(id);
+    } else {
       q.user_freed = true;
+    }
     *req = MPI_REQUEST_NULL;
   });
 }
 
 XSIM_API int MPI_Cancel(MPI_Request* req) {
   return guarded("MPI_Cancel", kReqComm, [&] {
-    int id = from_handle(*req);
-    if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Cancel on MPI_REQUEST_NULL");
+    if (*req == MPI_REQUEST_NULL) fail(MPI_ERR_REQUEST, "MPI_Cancel on MPI_REQUEST_NULL");
+    int id = active_id(*req);
+    if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Cancel on an inactive persistent request");
+    if (E().request(id).kind == Request::Kind::Coll)
+      fail(MPI_ERR_REQUEST, "a nonblocking collective cannot be cancelled (MPI 4.0 section 6.12)");
     E().cancel(id);  // sends are eager and cannot be cancelled: they complete normally
   });
 }
@@ -444,4 +484,199 @@ XSIM_API int MPI_Get_elements(const MPI_Status* status, MPI_Datatype type, int* 
 
 XSIM_API int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype type, MPI_Count* count) {
   return PMPI_Get_elements_x(status, type, count);
+}
+
+// --- persistent requests ----------------------------------------------------------------------------
+// A persistent request keeps its arguments in an engine request of kind Persistent; MPI_Start begins the
+// operation exactly as the matching nonblocking call would (a send at the virtual time of MPI_Start),
+// and the completion calls complete that operation and leave the persistent request inactive.
+
+namespace {
+
+constexpr uint8_t kPersistentRecv = 4;  // modes 0..3 are SendMode values
+
+int persistent_init(const char* name, uint8_t mode, void* buf, int count, MPI_Datatype type, int peer, int tag,
+                    MPI_Comm comm, MPI_Request* req) {
+  return guarded(name, comm, [&] {
+    Comm* c;
+    if (mode == kPersistentRecv)
+      check_recv(comm, buf, count, type, peer, tag, c);
+    else
+      check_send(comm, buf, count, type, peer, tag, c);
+    int id = E().new_request(Request::Kind::Persistent);
+    Request& q = E().request(id);
+    q.mode = mode;
+    q.buf = buf;
+    q.count = count;
+    q.type = type;
+    q.source = peer;
+    q.tag = tag;
+    q.comm = comm;
+    q.complete = true;  // inactive
+    *req = to_handle(id);
+  });
+}
+
+// Starts persistent request `h` (MPI_Start's body).
+void start_one(MPI_Request h) {
+  int id = from_handle(h);
+  if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Start on MPI_REQUEST_NULL");
+  if (E().request(id).kind != Request::Kind::Persistent)
+    fail(MPI_ERR_REQUEST, "MPI_Start on a request that is not persistent");
+  if (E().request(id).inner >= 0) fail(MPI_ERR_REQUEST, "MPI_Start on a persistent request that is already active");
+  Request p = E().request(id);  // a copy: starting may grow the request table
+  Comm& c = check_comm(p.comm);
+  int inner;
+  if (p.mode == kPersistentRecv) {
+    inner = do_irecv(p.buf, p.count, p.type, p.source, p.tag, c);
+  } else {
+    SendMode mode = static_cast<SendMode>(p.mode);
+    if (mode == SendMode::buffered) bsend_check(p.buf, p.count, p.type);
+    inner = do_send(p.buf, p.count, p.type, p.source, p.tag, c, mode == SendMode::synchronous);
+    if (inner < 0) inner = E().new_send_request(true);
+  }
+  E().request(id).inner = inner;
+}
+
+}  // namespace
+
+XSIM_API int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                           MPI_Request* req) {
+  return persistent_init("MPI_Send_init", static_cast<uint8_t>(SendMode::standard), const_cast<void*>(buf), count,
+                         type, dest, tag, comm, req);
+}
+XSIM_API int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* req) {
+  return persistent_init("MPI_Rsend_init", static_cast<uint8_t>(SendMode::ready), const_cast<void*>(buf), count,
+                         type, dest, tag, comm, req);
+}
+XSIM_API int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* req) {
+  return persistent_init("MPI_Bsend_init", static_cast<uint8_t>(SendMode::buffered), const_cast<void*>(buf), count,
+                         type, dest, tag, comm, req);
+}
+XSIM_API int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* req) {
+  return persistent_init("MPI_Ssend_init", static_cast<uint8_t>(SendMode::synchronous), const_cast<void*>(buf),
+                         count, type, dest, tag, comm, req);
+}
+XSIM_API int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                           MPI_Request* req) {
+  return persistent_init("MPI_Recv_init", kPersistentRecv, buf, count, type, source, tag, comm, req);
+}
+
+XSIM_API int MPI_Start(MPI_Request* req) {
+  return guarded("MPI_Start", kReqComm, [&] { start_one(*req); });
+}
+
+XSIM_API int MPI_Startall(int n, MPI_Request reqs[]) {
+  return guarded("MPI_Startall", kReqComm, [&] {
+    check_count(n);
+    for (int i = 0; i < n; ++i) start_one(reqs[i]);
+  });
+}
+
+XSIM_API int MPI_Request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
+  return guarded("MPI_Request_get_status", kReqComm, [&] {
+    int id = active_id(req);
+    if (id < 0) {
+      *flag = 1;
+      E().charge_poll();
+      return empty_status(status);
+    }
+    *flag = E().test(id) ? 1 : 0;
+    if (*flag) fill_status(status, E().request(id));
+  });
+}
+
+// --- matched probe ----------------------------------------------------------------------------------
+// MPI_Mprobe/MPI_Improbe take the message out of the matching queue (no later receive or probe can see
+// it); MPI_Mrecv/MPI_Imrecv receive exactly that message. Message handles look like MPICH handles of
+// their own kind, distinct from requests.
+
+namespace {
+
+constexpr uint32_t kMessageKind = 0xb0000000u;
+constexpr uint32_t kMessageMask = 0x03ffffffu;
+
+MPI_Message to_message(int id) { return static_cast<MPI_Message>(kMessageKind | static_cast<uint32_t>(id)); }
+
+int from_message(MPI_Message m) {
+  uint32_t u = static_cast<uint32_t>(m);
+  int id = static_cast<int>(u & kMessageMask);
+  if (m == MPI_MESSAGE_NULL) fail(MPI_ERR_REQUEST, "the message handle is MPI_MESSAGE_NULL");
+  if ((u & ~kMessageMask) != kMessageKind || !E().valid_request(id) ||
+      E().request(id).kind != Request::Kind::Matched) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "invalid message handle 0x%08x", u);
+    fail(MPI_ERR_REQUEST, buf);
+  }
+  return id;
+}
+
+void proc_null_status(MPI_Status* st) {
+  empty_status(st);
+  if (st != MPI_STATUS_IGNORE) st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+// Mprobe and Improbe: returns false when nonblocking and nothing matches.
+bool matched_probe(const char* name, int source, int tag, MPI_Comm comm, bool blocking, MPI_Message* msg,
+                   MPI_Status* status) {
+  Comm& c = check_comm(comm);
+  check_recv_tag(tag);
+  check_peer(c, source, true);
+  if (source == MPI_PROC_NULL) {
+    *msg = MPI_MESSAGE_NO_PROC;
+    proc_null_status(status);
+    return true;
+  }
+  int id = E().mprobe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
+                      c.p2p_ctx(), blocking, BlockInfo{name, source, tag, comm});
+  if (!blocking) E().charge_poll();
+  if (id < 0) return false;
+  *msg = to_message(id);
+  fill_status_from_message(status, *E().request(id).msg);
+  return true;
+}
+
+// Mrecv and Imrecv: the request id of the completed receive, or -1 for MPI_MESSAGE_NO_PROC.
+int matched_recv(void* buf, int count, MPI_Datatype type, MPI_Message* msg) {
+  check_count(count);
+  check_type(type);
+  check_buffer(buf, count);
+  if (*msg == MPI_MESSAGE_NO_PROC) {
+    *msg = MPI_MESSAGE_NULL;
+    return -1;
+  }
+  int id = from_message(*msg);
+  E().mrecv(id, buf, count, type);
+  *msg = MPI_MESSAGE_NULL;
+  return id;
+}
+
+}  // namespace
+
+XSIM_API int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* msg, MPI_Status* status) {
+  return guarded("MPI_Mprobe", comm, [&] { matched_probe("MPI_Mprobe", source, tag, comm, true, msg, status); });
+}
+
+XSIM_API int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* msg, MPI_Status* status) {
+  return guarded("MPI_Improbe", comm, [&] {
+    *flag = matched_probe("MPI_Improbe", source, tag, comm, false, msg, status) ? 1 : 0;
+  });
+}
+
+XSIM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Status* status) {
+  return guarded("MPI_Mrecv", kReqComm, [&] {
+    int id = matched_recv(buf, count, type, msg);
+    if (id < 0) return proc_null_status(status);
+    check_truncation(finish(id, status));
+  });
+}
+
+XSIM_API int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg, MPI_Request* req) {
+  return guarded("MPI_Imrecv", kReqComm, [&] {
+    int id = matched_recv(buf, count, type, msg);
+    *req = to_handle(id >= 0 ? id : completed_null_request(true));
+  });
 }

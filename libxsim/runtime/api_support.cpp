@@ -4,6 +4,7 @@
 
 #include "native/datatype.hpp"
 #include "native/exchange.hpp"
+#include "api_ext.hpp"
 
 namespace xsim {
 
@@ -25,14 +26,17 @@ int error_outside_simulation(const char* name) {
 int route_error(const char* name, MPI_Comm comm, int code, const std::string& what) {
   Engine& e = *g_engine;
   Rank& r = e.current();
-  MPI_Errhandler h = comm_errhandler(comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm);
+  const MPI_Comm where = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+  MPI_Errhandler h = comm_errhandler(where);
   if (h == MPI_ERRORS_RETURN) return code;
+  if (errhandler_is_user(h)) return errhandler_invoke(h, where, code);  // api_errh.cpp
   char text[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   PMPI_Error_string(code, text, &len);
   e.abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " +
                             std::to_string(r.clock.seconds()) + " s: " + name + ": " + what + " (" + text +
-                            "); the error handler is MPI_ERRORS_ARE_FATAL");
+                            "); the error handler is " +
+                            (h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
 }
 
 void internal_failure(const char* name, const char* what) {
@@ -77,9 +81,9 @@ void check_recv_tag(int tag) {
 void check_peer(const Comm& c, int peer, bool any_ok) {
   if (peer == MPI_PROC_NULL) return;
   if (any_ok && peer == MPI_ANY_SOURCE) return;
-  if (peer < 0 || peer >= c.size)
+  if (peer < 0 || peer >= c.peer_size())  // on an intercommunicator: a rank of the remote group
     fail(MPI_ERR_RANK, "invalid rank " + std::to_string(peer) + " (" + describe_comm(c.handle) + " has " +
-                           std::to_string(c.size) + " ranks)");
+                           std::to_string(c.peer_size()) + (c.is_inter ? " ranks in its remote group)" : " ranks)"));
 }
 
 int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current().world); }

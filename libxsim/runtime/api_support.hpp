@@ -4,8 +4,10 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 
+#include "coll/transport.hpp"
 #include "comm.hpp"
 #include "engine.hpp"
 #include "native/datatype.hpp"
@@ -68,5 +70,13 @@ int completed_null_request(bool is_recv);
 void fill_status(MPI_Status* st, const Request& q);
 void fill_status_from_message(MPI_Status* st, const Message& m);
 void empty_status(MPI_Status* st);
+
+// Nonblocking collectives (nbc.cpp): starts `body`, a blocking algorithm over a Transport on `c`, as the
+// nonblocking collective `call` and returns the request the application completes. Arguments must already
+// be checked; `body` must own (capture by value) everything it needs once the call has returned, except
+// the buffers and count arrays the application leaves alone until completion (MPI's rule).
+MPI_Request start_nbc(Comm& c, const char* call, std::function<void(coll::Transport&)> body);
+// Fails with the error a completed request carries (truncation, or an error of a nonblocking collective).
+void check_request_error(int err);
 
 }  // namespace xsim

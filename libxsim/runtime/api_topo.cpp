@@ -1,11 +1,12 @@
-// MPI process topologies (Cartesian, graph, distributed graph) and the blocking neighbourhood collectives,
-// on virtual communicators. Layer: libxsim/runtime (api side); the arithmetic is coll/topology, the
-// collectives coll/neighbor. Costs: a topology constructor costs what MPICH's does, the context-id
-// agreement over the parent (an allreduce); MPI_Cart_sub costs an MPI_Comm_split (allgather of colour and
-// key); MPI_Dist_graph_create also moves every edge to both of its ends (alltoall of counts, alltoallv of
-// the edges). reorder is ignored (ranks keep their order), as in MPICH. MPI_Dims_create touches no virtual
-// object and stays with the native MPI. A communicator's topology is shared by its local members and by
-// its duplicates; a distributed graph records each local rank's own adjacency.
+// MPI process topologies (Cartesian, graph, distributed graph) and the neighbourhood collectives, blocking
+// and nonblocking (start_nbc, nbc.cpp), on virtual communicators. Layer: libxsim/runtime (api side); the
+// arithmetic is coll/topology, the collectives coll/neighbor. Costs: a topology constructor costs what
+// MPICH's does, the context-id agreement over the parent (an allreduce); MPI_Cart_sub costs an
+// MPI_Comm_split (allgather of colour and key); MPI_Dist_graph_create also moves every edge to both of its
+// ends (alltoall of counts, alltoallv of the edges). reorder is ignored (ranks keep their order), as in
+// MPICH. MPI_Dims_create touches no virtual object and stays with the native MPI. A communicator's topology
+// is shared by its local members and by its duplicates; a distributed graph records each local rank's own
+// adjacency.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -447,7 +448,7 @@ XSIM_API int MPI_Topo_test(MPI_Comm comm, int* status) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Neighbourhood collectives
+// Neighbourhood collectives, blocking and nonblocking
 
 namespace {
 
@@ -460,81 +461,173 @@ void check_not_in_place(const void* sbuf, const void* rbuf) {
     fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a neighbourhood collective");
 }
 
-// Runs a neighbourhood collective on `comm`'s topology; native errors become MPI errors of the call.
-template <class F>
-int neighbor_collective(const char* name, MPI_Comm comm, F&& body) {
+void check_types(const MPI_Datatype* types, size_t n) {
+  for (size_t i = 0; i < n; ++i) check_type(types[i]);
+}
+
+// Runs a neighbourhood collective on `comm`'s topology: `check(nb)` validates the arguments in the call;
+// `algo(t, nb)` (which holds only copies of the arguments) runs at once on the calling rank (req == nullptr),
+// or starts as a nonblocking collective whose request goes to *req. Native errors become the call's errors.
+template <class Check, class Algo>
+int neighbor_collective(const char* name, MPI_Comm comm, MPI_Request* req, Check check, Algo algo) {
   return guarded(name, comm, [&] {
     Comm& c = check_comm(comm);
-    const coll::Neighborhood nb = topology_of(c, MPI_UNDEFINED, name).neighborhood(my_rank_in(c));
+    coll::Neighborhood nb = topology_of(c, MPI_UNDEFINED, name).neighborhood(my_rank_in(c));
+    check(nb);
+    if (req) {
+      *req = start_nbc(c, name, [nb = std::move(nb), algo](coll::Transport& t) { algo(t, nb); });
+      return;
+    }
     SimTransport t(c, name);
     try {
-      body(nb, t);
+      algo(t, nb);
     } catch (const native::MpiError& e) {
       fail(e.code, e.what());
     }
   });
 }
 
+int neighbor_allgather(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+  return neighbor_collective(
+      name, comm, req,
+      [&](const coll::Neighborhood&) {
+        check_not_in_place(sbuf, rbuf);
+        check_count(scount);
+        check_count(rcount);
+        check_type(stype);
+        check_type(rtype);
+      },
+      [=](coll::Transport& t, const coll::Neighborhood& nb) {
+        coll::neighbor_allgather(t, nb, sbuf, scount, stype, rbuf, rcount, rtype);
+      });
+}
+
+int neighbor_allgatherv(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                        const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+  return neighbor_collective(
+      name, comm, req,
+      [&](const coll::Neighborhood& nb) {
+        check_not_in_place(sbuf, rbuf);
+        check_count(scount);
+        check_counts(rcounts, nb.sources.size());
+        check_type(stype);
+        check_type(rtype);
+      },
+      [=](coll::Transport& t, const coll::Neighborhood& nb) {
+        coll::neighbor_allgatherv(t, nb, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
+      });
+}
+
+int neighbor_alltoall(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+  return neighbor_collective(
+      name, comm, req,
+      [&](const coll::Neighborhood&) {
+        check_not_in_place(sbuf, rbuf);
+        check_count(scount);
+        check_count(rcount);
+        check_type(stype);
+        check_type(rtype);
+      },
+      [=](coll::Transport& t, const coll::Neighborhood& nb) {
+        coll::neighbor_alltoall(t, nb, sbuf, scount, stype, rbuf, rcount, rtype);
+      });
+}
+
+int neighbor_alltoallv(const char* name, const void* sbuf, const int* scounts, const int* sdispls, MPI_Datatype stype,
+                       void* rbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype, MPI_Comm comm,
+                       MPI_Request* req) {
+  return neighbor_collective(
+      name, comm, req,
+      [&](const coll::Neighborhood& nb) {
+        check_not_in_place(sbuf, rbuf);
+        check_counts(scounts, nb.destinations.size());
+        check_counts(rcounts, nb.sources.size());
+        check_type(stype);
+        check_type(rtype);
+      },
+      [=](coll::Transport& t, const coll::Neighborhood& nb) {
+        coll::neighbor_alltoallv(t, nb, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
+      });
+}
+
+int neighbor_alltoallw(const char* name, const void* sbuf, const int* scounts, const MPI_Aint* sdispls,
+                       const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const MPI_Aint* rdispls,
+                       const MPI_Datatype* rtypes, MPI_Comm comm, MPI_Request* req) {
+  return neighbor_collective(
+      name, comm, req,
+      [&](const coll::Neighborhood& nb) {
+        check_not_in_place(sbuf, rbuf);
+        check_counts(scounts, nb.destinations.size());
+        check_counts(rcounts, nb.sources.size());
+        check_types(stypes, nb.destinations.size());
+        check_types(rtypes, nb.sources.size());
+      },
+      [=](coll::Transport& t, const coll::Neighborhood& nb) {
+        coll::neighbor_alltoallw(t, nb, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
+      });
+}
+
 }  // namespace
 
 XSIM_API int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                     MPI_Datatype rtype, MPI_Comm comm) {
-  return neighbor_collective("MPI_Neighbor_allgather", comm, [&](const coll::Neighborhood& nb, SimTransport& t) {
-    check_not_in_place(sbuf, rbuf);
-    check_count(scount);
-    check_count(rcount);
-    check_type(stype);
-    check_type(rtype);
-    coll::neighbor_allgather(t, nb, sbuf, scount, stype, rbuf, rcount, rtype);
-  });
+  return neighbor_allgather("MPI_Neighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
 
 XSIM_API int MPI_Neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                      const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
-  return neighbor_collective("MPI_Neighbor_allgatherv", comm, [&](const coll::Neighborhood& nb, SimTransport& t) {
-    check_not_in_place(sbuf, rbuf);
-    check_count(scount);
-    check_counts(rcounts, nb.sources.size());
-    check_type(stype);
-    check_type(rtype);
-    coll::neighbor_allgatherv(t, nb, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
-  });
+  return neighbor_allgatherv("MPI_Neighbor_allgatherv", sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
+                             nullptr);
 }
 
 XSIM_API int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                    MPI_Datatype rtype, MPI_Comm comm) {
-  return neighbor_collective("MPI_Neighbor_alltoall", comm, [&](const coll::Neighborhood& nb, SimTransport& t) {
-    check_not_in_place(sbuf, rbuf);
-    check_count(scount);
-    check_count(rcount);
-    check_type(stype);
-    check_type(rtype);
-    coll::neighbor_alltoall(t, nb, sbuf, scount, stype, rbuf, rcount, rtype);
-  });
+  return neighbor_alltoall("MPI_Neighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
 
 XSIM_API int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
                                     void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
                                     MPI_Comm comm) {
-  return neighbor_collective("MPI_Neighbor_alltoallv", comm, [&](const coll::Neighborhood& nb, SimTransport& t) {
-    check_not_in_place(sbuf, rbuf);
-    check_counts(scounts, nb.destinations.size());
-    check_counts(rcounts, nb.sources.size());
-    check_type(stype);
-    check_type(rtype);
-    coll::neighbor_alltoallv(t, nb, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
-  });
+  return neighbor_alltoallv("MPI_Neighbor_alltoallv", sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                            comm, nullptr);
 }
 
 XSIM_API int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
                                     const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                     const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
-  return neighbor_collective("MPI_Neighbor_alltoallw", comm, [&](const coll::Neighborhood& nb, SimTransport& t) {
-    check_not_in_place(sbuf, rbuf);
-    check_counts(scounts, nb.destinations.size());
-    check_counts(rcounts, nb.sources.size());
-    for (size_t k = 0; k < nb.destinations.size(); ++k) check_type(stypes[k]);
-    for (size_t j = 0; j < nb.sources.size(); ++j) check_type(rtypes[j]);
-    coll::neighbor_alltoallw(t, nb, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
-  });
+  return neighbor_alltoallw("MPI_Neighbor_alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                            comm, nullptr);
+}
+
+XSIM_API int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+  return neighbor_allgather("MPI_Ineighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
+XSIM_API int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                                      const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                                      MPI_Request* req) {
+  return neighbor_allgatherv("MPI_Ineighbor_allgatherv", sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);
+}
+
+XSIM_API int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+  return neighbor_alltoall("MPI_Ineighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
+XSIM_API int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                                     void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+                                     MPI_Comm comm, MPI_Request* req) {
+  return neighbor_alltoallv("MPI_Ineighbor_alltoallv", sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                            comm, req);
+}
+
+XSIM_API int MPI_Ineighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                                     MPI_Request* req) {
+  return neighbor_alltoallw("MPI_Ineighbor_alltoallw", sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                            comm, req);
 }

@@ -77,16 +77,18 @@ Comm* comm_lookup(MPI_Comm h) {
   return c->rank_of_world(g_engine->current().world) >= 0 ? c : nullptr;
 }
 
-uint64_t comm_next_id(const Comm& parent, uint64_t salt) {
+uint64_t comm_next_id(const Comm& parent, uint64_t salt) { return comm_next_id(parent.id, salt); }
+
+uint64_t comm_next_id(uint64_t parent_key, uint64_t salt) {
   RankExtra& x = rank_extra();
   uint32_t seq = 0;
-  auto it = std::find_if(x.created.begin(), x.created.end(), [&](auto& p) { return p.first == parent.id; });
+  auto it = std::find_if(x.created.begin(), x.created.end(), [&](auto& p) { return p.first == parent_key; });
   if (it == x.created.end()) {
-    x.created.emplace_back(parent.id, 1);
+    x.created.emplace_back(parent_key, 1);
   } else {
     seq = it->second++;
   }
-  uint64_t id = mix(parent.id ^ mix((static_cast<uint64_t>(seq) << 32) ^ salt));
+  uint64_t id = mix(parent_key ^ mix((static_cast<uint64_t>(seq) << 32) ^ salt));
   return (id & ~(3ull << 62)) | 2;  // never collides with the world (1) or self ids
 }
 
@@ -119,6 +121,7 @@ Comm* comm_join(uint64_t id, std::vector<int32_t> members) {
 void comm_release(Comm* c) {
   if (c == &g_world || c->is_self) return;
   if (--c->local_refs > 0) return;
+  if (c->local) comm_release(c->local);  // an intercommunicator's hidden local group
   g_by_id.erase(c->id);
   uint32_t idx = static_cast<uint32_t>(c->handle) & kIndexMask;
   g_comms[idx] = nullptr;

@@ -30,8 +30,20 @@ struct Comm {
   std::string name;
   std::shared_ptr<coll::Topology> topo;  // Cartesian/graph/dist-graph topology (api_topo.cpp), or null
 
-  uint64_t p2p_ctx() const { return id * 2; }
-  uint64_t coll_ctx() const { return id * 2 + 1; }
+  // Intercommunicators (api_inter.cpp): `members`/`size` are the local group, `remote` the remote group.
+  // Each side is its own object (own `id`); both sides' traffic uses the shared context `inter_id`, and
+  // the collectives' intra-group steps run on `local`, a hidden intracommunicator over the local group.
+  bool is_inter = false;
+  bool low_group = false;           // the side whose leader has the lower world rank
+  uint64_t inter_id = 0;
+  std::vector<int32_t> remote;
+  Comm* local = nullptr;            // owned: released when this object is deleted
+
+  uint64_t p2p_ctx() const { return (is_inter ? inter_id : id) * 2; }
+  uint64_t coll_ctx() const { return (is_inter ? inter_id : id) * 2 + 1; }
+  // Point-to-point peers: the remote group on an intercommunicator, else the communicator itself.
+  int peer_size() const { return is_inter ? static_cast<int>(remote.size()) : size; }
+  int32_t peer_world(int r) const { return is_inter ? remote[static_cast<size_t>(r)] : world_of(r); }
   int32_t world_of(int r) const { return members.empty() ? r : members[static_cast<size_t>(r)]; }
   // The comm rank of world rank `w`, or -1 if not a member.
   int32_t rank_of_world(int32_t w) const {
@@ -65,6 +77,9 @@ Comm* comm_join(uint64_t id, std::vector<int32_t> members);
 void comm_release(Comm* c);
 // Next context id for a communicator created from `parent` by the current rank (same on every member).
 uint64_t comm_next_id(const Comm& parent, uint64_t salt);
+// The same, for a creation keyed by `parent_key` instead of a communicator's id (intercommunicators,
+// MPI_Comm_create_group): the sequence counts creations per key.
+uint64_t comm_next_id(uint64_t parent_key, uint64_t salt);
 MPI_Errhandler comm_errhandler(MPI_Comm h);
 void comm_set_errhandler(MPI_Comm h, MPI_Errhandler e);
 std::string describe_comm(MPI_Comm c);

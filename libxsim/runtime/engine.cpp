@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "xsim/netmodel/hierarchy.hpp"
 #include "native/exchange.hpp"
 #include "options.hpp"
+#include "privatize.hpp"
 
 namespace xsim {
 
@@ -82,12 +84,7 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   // cut at node boundaries, so that on-node traffic stays inside one native process and the lookahead
   // between processes is the latency of the outermost network.
   const bool node_aligned = core_of_rank_.empty();
-  proc_first_.resize(static_cast<size_t>(nprocs_) + 1);
-  const int64_t nodes = (nranks_ + cores_per_node_ - 1) / cores_per_node_;
-  for (int p = 0; p <= nprocs_; ++p) {
-    proc_first_[static_cast<size_t>(p)] =
-        node_aligned ? std::min(nranks_, p * nodes / nprocs_ * cores_per_node_) : p * nranks_ / nprocs_;
-  }
+  proc_first_ = block_starts(nranks_, nprocs_, node_aligned, cores_per_node_);
   first_local_ = first_rank_of(proc_);
   int64_t nlocal = first_rank_of(proc_ + 1) - first_local_;
   ranks_.resize(static_cast<size_t>(nlocal));
@@ -110,6 +107,15 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
     enqueue(r, SimTime::zero());
   }
   unfinished_local_ = nlocal;
+}
+
+std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node) {
+  std::vector<int64_t> first(static_cast<size_t>(nprocs) + 1);
+  const int64_t nodes = (nranks + cores_per_node - 1) / cores_per_node;
+  for (int p = 0; p <= nprocs; ++p)
+    first[static_cast<size_t>(p)] =
+        node_aligned ? std::min(nranks, p * nodes / nprocs * cores_per_node) : p * nranks / nprocs;
+  return first;
 }
 
 Engine::~Engine() {
@@ -184,6 +190,7 @@ void Engine::run_window(SimTime window_end) {
 }
 
 void Engine::resume(Rank& r) {
+  if (priv_) priv_->enter(static_cast<size_t>(r.index));  // the rank's own globals
   current_ = &r;
   ++switches_;
   if (r.state == RankState::NotStarted) {
@@ -201,7 +208,11 @@ void Engine::resume(Rank& r) {
   }
 }
 
-void Engine::switch_to_scheduler() { scheduler_ = std::move(scheduler_).resume(); }
+void Engine::switch_to_scheduler() {
+  int saved_errno = errno;  // errno belongs to the native thread: each rank keeps its own across switches
+  scheduler_ = std::move(scheduler_).resume();
+  errno = saved_errno;
+}
 
 void Engine::start_fiber(Rank& r) {
   r.state = RankState::Running;
@@ -495,6 +506,8 @@ int Engine::new_send_request(bool complete) {
 
 void Engine::release_request(int id) {
   Request& q = requests_[static_cast<size_t>(id)];
+  if (q.msg) Message::destroy(q.msg);  // a matched message nobody received
+  q.msg = nullptr;
   q.kind = Request::Kind::Free;
   ++q.gen;
   free_requests_.push_back(id);
@@ -532,6 +545,7 @@ void Engine::wait(int id, const BlockInfo& why) {
     yield_if_ahead();
     for (;;) {
       process_arrivals(r, r.clock);
+      progress(r);
       if (q.complete) break;
       block(why);
     }
@@ -560,11 +574,11 @@ int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
     if (!yielded) {
       yield_if_ahead();
       yielded = true;
-      process_arrivals(r, r.clock);
-      continue;
+    } else {
+      block(why);
     }
-    block(why);
     process_arrivals(r, r.clock);
+    progress(r);
   }
 }
 
@@ -574,6 +588,7 @@ bool Engine::test(int id) {
   if (!q.complete) {
     yield_if_ahead();
     process_arrivals(r, r.clock);
+    progress(r);
   }
   bool done = q.complete;
   charge_poll();
@@ -583,6 +598,7 @@ bool Engine::test(int id) {
 void Engine::refresh_arrivals() {
   yield_if_ahead();
   process_arrivals(*current_, current_->clock);
+  progress(*current_);
 }
 
 bool Engine::cancel(int id) {
@@ -608,11 +624,45 @@ Message* Engine::probe(int source, int tag, uint64_t ctx, bool blocking, const B
   pattern.ctx = ctx;
   for (;;) {
     process_arrivals(r, r.clock);
+    progress(r);
     for (Message* m : r.unexpected)
       if (matches(pattern, m)) return m;
     if (!blocking) return nullptr;
     block(why);
   }
+}
+
+int Engine::mprobe(int source, int tag, uint64_t ctx, bool blocking, const BlockInfo& why) {
+  Message* m = probe(source, tag, ctx, blocking, why);
+  if (!m) return -1;
+  Rank& r = *current_;
+  r.unexpected.erase(std::find(r.unexpected.begin(), r.unexpected.end(), m));
+  int id = new_request(Request::Kind::Matched);
+  Request& q = requests_[static_cast<size_t>(id)];
+  q.msg = m;
+  q.complete = true;
+  return id;
+}
+
+void Engine::mrecv(int id, void* buf, int count, MPI_Datatype type) {
+  Rank& r = *current_;
+  Request& q = requests_[static_cast<size_t>(id)];
+  Message* m = q.msg;
+  q.msg = nullptr;
+  q.kind = Request::Kind::Recv;
+  q.buf = buf;
+  q.count = count;
+  q.type = type;
+  q.source = m->src_in_comm;
+  q.tag = m->tag;
+  q.ctx = m->ctx;
+  match_recv(r, q, m, r.clock);  // the message arrived before it was probed: it completes now
+}
+
+int Engine::new_request(Request::Kind kind) {
+  int id = new_send_request(false);
+  requests_[static_cast<size_t>(id)].kind = kind;
+  return id;
 }
 
 // ----------------------------------------------------------------------------------------------------

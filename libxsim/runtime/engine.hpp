@@ -27,6 +27,9 @@ struct Options;
 namespace native {
 class Exchange;
 }
+namespace privatize {
+class Privatizer;
+}
 
 using AppMain = int (*)(int, char**, char**);
 
@@ -52,8 +55,12 @@ struct Message {
   static void destroy(Message* m);
 };
 
+// One entry of the engine's request table. Besides sends and receives it holds the API layer's other
+// request-like objects: a nonblocking collective in progress (Coll), a persistent request (Persistent:
+// the arguments, and `inner`, the request of the operation MPI_Start began, or -1 while inactive), and a
+// message taken by MPI_Mprobe/MPI_Improbe (Matched: `msg`, received later by MPI_Mrecv/MPI_Imrecv).
 struct Request {
-  enum class Kind : uint8_t { Free, Send, Recv };
+  enum class Kind : uint8_t { Free, Send, Recv, Coll, Persistent, Matched };
   Kind kind = Kind::Free;
   bool complete = false;
   bool cancelled = false;
@@ -72,6 +79,12 @@ struct Request {
   int st_tag = MPI_ANY_TAG;
   int st_error = MPI_SUCCESS;
   uint64_t st_bytes = 0;
+  // Persistent / Coll / Matched
+  int32_t inner = -1;        // Persistent: the active operation's request id, or -1 (inactive)
+  uint8_t mode = 0;          // Persistent: the API layer's operation code
+  MPI_Comm comm = MPI_COMM_NULL;  // Persistent / Coll: the communicator (for errors and reports)
+  Message* msg = nullptr;    // Matched: the message, already removed from the unexpected queue
+  void* state = nullptr;     // Coll: the API layer's progress state
 };
 
 // What a blocked rank waits for (for the deadlock report).
@@ -119,6 +132,7 @@ struct Rank {
   struct RecentSend { int32_t dst; SimTime t_arrive; };
   std::vector<RecentSend> recent;     // sends whose arrival could still be overtaken (FIFO per pair)
   RankExtra* extra = nullptr;
+  uint32_t pending_progress = 0;      // nonblocking collectives in progress (the progress hook runs while > 0)
 };
 
 class Engine {
@@ -134,6 +148,13 @@ class Engine {
 
   // Runs the simulation to the end. Returns the process exit code.
   int run();
+
+  // First world rank of each native process (one more entry: the rank count), as the constructor assigns
+  // them: contiguous blocks, cut at simulated-node boundaries when `node_aligned` (the default placement).
+  static std::vector<int64_t> block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node);
+  // Per-rank globals (privatize.hpp): the engine makes each rank's image current before resuming it.
+  void set_privatizer(privatize::Privatizer* p) { priv_ = p; }
+  const privatize::Privatizer* privatizer() const { return priv_; }
 
   // --- facts -----------------------------------------------------------------------------------------
   int64_t world_size() const { return nranks_; }
@@ -192,7 +213,22 @@ class Engine {
   void refresh_arrivals();
   // Probe: finds the first unexpected message matching (source, tag, ctx).
   Message* probe(int source, int tag, uint64_t ctx, bool block, const BlockInfo& why);
+  // Matched probe: like probe, but the message leaves the unexpected queue and is held by a new request
+  // of kind Matched (its id is returned; -1 when nonblocking and nothing matches).
+  int mprobe(int source, int tag, uint64_t ctx, bool block, const BlockInfo& why);
+  // Receives the message held by Matched request `id` into (buf, count, type): `id` becomes a complete
+  // receive request (truncation reported in its status as for any receive).
+  void mrecv(int id, void* buf, int count, MPI_Datatype type);
+  // A request of `kind` (Coll, Persistent) that the API layer completes itself.
+  int new_request(Request::Kind kind);
   void charge_poll();
+
+  // Progress of operations the API layer drives (nonblocking collectives): while the current rank's
+  // `pending_progress` is non-zero, every completion call (wait, wait_any, test, refresh_arrivals, probe)
+  // runs `hook` after making the rank's arrivals visible, at a safe point of the rank's clock. The hook
+  // may send and post receives, never block.
+  using ProgressHook = void (*)(Rank&);
+  void set_progress_hook(ProgressHook hook) { progress_hook_ = hook; }
 
   // --- [rank] lifecycle ------------------------------------------------------------------------------
   [[noreturn]] void rank_exit(int code);          // exit() called by the application
@@ -224,6 +260,9 @@ class Engine {
   void route(Message* m);
   void process_arrivals(Rank& r, SimTime upto);
   void match_recv(Rank& r, Request& q, Message* m, SimTime when);
+  void progress(Rank& r) {
+    if (r.pending_progress && progress_hook_) progress_hook_(r);
+  }
   void send_ack(Rank& r, Message* m, SimTime when);
   SimTime fifo_arrival(Rank& r, int32_t dst, SimTime t);
   void finish_rank(Rank& r, int code);
@@ -249,6 +288,7 @@ class Engine {
   int64_t cores_per_node_ = 1;
   std::vector<int64_t> proc_first_;         // first rank of each native process; proc_first_[nprocs] = M
   std::unique_ptr<StackPool> stacks_;
+  privatize::Privatizer* priv_ = nullptr;   // not owned; nullptr: globals are shared
   std::vector<HeapEntry> heap_;
   Rank* current_ = nullptr;
   boost::context::fiber scheduler_;
@@ -258,6 +298,7 @@ class Engine {
   std::deque<Request> requests_;
   std::vector<int32_t> free_requests_;
   std::unique_ptr<native::Exchange> exchange_;
+  ProgressHook progress_hook_ = nullptr;
   SimTime out_min_ = SimTime::infinity();   // earliest arrival among messages sent off-process this window
   bool deadlock_reporting_ = false;
   int64_t unfinished_local_ = 0;

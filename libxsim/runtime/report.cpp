@@ -9,6 +9,7 @@
 #include "engine.hpp"
 #include "native/exchange.hpp"
 #include "options.hpp"
+#include "privatize.hpp"
 #include "xsim/units.hpp"
 
 namespace xsim {
@@ -38,10 +39,17 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   maxs[3] = rss;
   sums[4] = static_cast<int64_t>(e.context_switches());
   sums[5] = rss;
+  // privatization: processes with it on, bytes the rank images use, ranks with an image; largest image
+  const privatize::Privatizer* priv = e.privatizer();
+  int64_t psums[3] = {priv ? 1 : 0, priv ? static_cast<int64_t>(priv->committed_bytes()) : 0,
+                      priv ? static_cast<int64_t>(priv->ranks_started()) : 0};
+  int64_t pmax[1] = {priv ? static_cast<int64_t>(priv->image_bytes()) : 0};
   if (e.nprocs() > 1) {
     native::allreduce_min(mins, 2);
     native::allreduce_max(maxs, 4);
     native::allreduce_sum(sums, 6);
+    native::allreduce_sum(psums, 3);
+    native::allreduce_max(pmax, 1);
   }
   if (e.proc() != 0 || !opt.report) return;
   const double n = static_cast<double>(e.world_size());
@@ -71,6 +79,27 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   std::fprintf(f, "xsim: peak memory (RSS)   %s per native process (max), %s in total, %.1f KiB per virtual rank\n",
                format_size(static_cast<uint64_t>(maxs[3])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
                static_cast<double>(sums[5]) / 1024.0 / n);
+  if (psums[0] == 0) {
+    std::fprintf(f, "xsim: private globals     %s\n", privatize::note().c_str());
+  } else {
+    std::string parts;
+    if (priv) {
+      for (const privatize::Region& r : priv->regions()) {
+        std::string obj = r.spec.object;
+        if (size_t slash = obj.rfind('/'); slash != std::string::npos) obj = obj.substr(slash + 1);
+        parts += (parts.empty() ? "" : ", ") + obj + (r.spec.tls ? " TLS " : " data ") + privatize::human_size(r.len) +
+                 (r.method == privatize::Method::copy ? " copied" : " mapped");
+      }
+    }
+    std::fprintf(f, "xsim: private globals     %s per rank%s%s%s; images in use %s for %lld ranks (%s per rank)\n",
+                 privatize::human_size(static_cast<uint64_t>(pmax[0])).c_str(), parts.empty() ? "" : " (", parts.c_str(),
+                 parts.empty() ? "" : ")", privatize::human_size(static_cast<uint64_t>(psums[1])).c_str(),
+                 static_cast<long long>(psums[2]),
+                 privatize::human_size(psums[2] > 0 ? static_cast<uint64_t>(psums[1] / psums[2]) : 0).c_str());
+    if (psums[0] < e.nprocs())
+      std::fprintf(f, "xsim:                     on in %lld of %d native processes\n", static_cast<long long>(psums[0]),
+                   e.nprocs());
+  }
   std::fprintf(f, "xsim: exit code           %d\n", exit_code);
   std::fprintf(f, "xsim: =============================================================================\n");
   std::fflush(f);

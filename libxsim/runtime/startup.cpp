@@ -2,7 +2,9 @@
 // the program's main runs once per virtual rank on its own fiber, under the engine. In every other
 // process (mpiexec, its proxies, shells: anything whose executable imports no MPI_Init/mpi_init_) the
 // takeover stays inert. Also interposes exit() so that it ends only the calling virtual rank, and
-// installs the crash handler that names the rank. Layer: libxsim/runtime.
+// installs the crash handler that names the rank. The executable's constructors are held back at program
+// start and run by xsim_main: once, or once per rank on the rank's own globals when privatization is on
+// (privatize.hpp). Layer: libxsim/runtime.
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include "native/exchange.hpp"
 #include "network_config.hpp"
 #include "options.hpp"
+#include "privatize.hpp"
 #include "report.hpp"
 #include "xsim/units.hpp"
 
@@ -37,6 +40,19 @@ using StartMain = int (*)(int, char**, char**);
 using LibcStartMain = int (*)(StartMain, int, char**, void (*)(void), void (*)(void), void (*)(void), void*);
 
 StartMain g_app_main = nullptr;
+
+// What glibc runs in place of the executable's constructors (xsim_main runs them later).
+void no_constructors(int, char**, char**) {}
+
+// Every virtual rank's main: with privatization on, the executable's constructors first, on the rank's own
+// image, and after main the exit handlers the rank registered (C++ static destructors, atexit).
+int rank_main(int argc, char** argv, char** envp) {
+  privatize::Privatizer* p = privatize::active();
+  if (p) privatize::run_constructors(argc, argv, envp);
+  int code = g_app_main(argc, argv, envp);
+  if (p) p->run_exit_handlers(static_cast<size_t>(g_engine->current().index));
+  return code;
+}
 
 bool env_true(const char* name) {
   const char* v = std::getenv(name);
@@ -160,6 +176,75 @@ double wall_now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// Privatization for this native process (DESIGN.md §7, docs/privatization.md), decided before any rank
+// runs, and the check that its ranks fit in memory. On failure returns nullptr with `error` set.
+constexpr uint64_t kStackTouchedMin = 8 * 1024;  // stack pages every rank touches: start frame, argv, MPI calls
+
+std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, int64_t nlocal, int proc,
+                                                           std::string& note, std::string& error) {
+  const PrivatizeMode mode = opt.privatize;
+  const bool force_copy = mode == PrivatizeMode::copy, force_map = mode == PrivatizeMode::map;
+  bool want = false;
+  std::vector<privatize::RegionSpec> regions;
+  if (mode == PrivatizeMode::off) {
+    note = "off (as configured): the ranks of a native process share the executable's globals";
+  } else if (mode == PrivatizeMode::automatic && nlocal < 2) {
+    note = "off (not needed: at most one virtual rank per native process)";
+  } else {
+    want = true;
+    try {
+      regions = privatize::find_regions(opt.privatize_libs);
+    } catch (const std::exception& err) {
+      error = err.what();
+      return nullptr;
+    }
+  }
+  // Memory: a lower bound per rank. Native processes on this host share what it has available.
+  const char* local = std::getenv("MPI_LOCALNRANKS");
+  const uint64_t sharing = local && std::atoll(local) > 0 ? static_cast<uint64_t>(std::atoll(local)) : 1;
+  const uint64_t avail = privatize::available_memory() / sharing;
+  const uint64_t base = std::min<uint64_t>(opt.stack_size, kStackTouchedMin) + sizeof(Rank);
+  const uint64_t image = want ? privatize::Privatizer::estimate_per_rank(regions, force_copy, force_map) : 0;
+  const long double n = static_cast<long double>(nlocal);
+  auto fits = [&](uint64_t per_rank) { return n * static_cast<long double>(per_rank) <= static_cast<long double>(avail); };
+  auto need = [&](uint64_t per_rank) {
+    long double b = n * static_cast<long double>(per_rank);
+    return b > 1.8e19L ? std::string("more than 16 EiB") : privatize::human_size(static_cast<uint64_t>(b));
+  };
+  std::string have = privatize::human_size(avail) + " available" +
+                     (sharing > 1 ? " (MemAvailable shared by the " + std::to_string(sharing) +
+                                        " native processes on this host)"
+                                  : "");
+  auto build = [&]() -> std::unique_ptr<privatize::Privatizer> {
+    try {
+      return std::make_unique<privatize::Privatizer>(std::move(regions), static_cast<size_t>(nlocal), force_copy,
+                                                     force_map);
+    } catch (const std::exception& err) {
+      error = err.what();
+      return nullptr;
+    }
+  };
+  if (fits(base + image)) return want ? build() : nullptr;
+  if (want && mode == PrivatizeMode::automatic && fits(base)) {
+    std::fprintf(stderr,
+                 "xsim: native process %d: privatization is off: the images of %lld ranks would need at least %s "
+                 "(%s per rank) on top of %s for stacks and engine state, with %s; the ranks share the "
+                 "executable's globals. Run more native processes, or -xsim-privatize=on to insist.\n",
+                 proc, static_cast<long long>(nlocal), need(image).c_str(), privatize::human_size(image).c_str(),
+                 need(base).c_str(), have.c_str());
+    note = "off (auto: the ranks' images would not fit in memory)";
+    return nullptr;
+  }
+  error = "native process " + std::to_string(proc) + ": " + std::to_string(nlocal) +
+          " virtual ranks do not fit in memory: they need at least " + need(base + image) + " (per rank: " +
+          privatize::human_size(std::min<uint64_t>(opt.stack_size, kStackTouchedMin)) + " of stack, " +
+          privatize::human_size(sizeof(Rank)) + " of engine state" +
+          (want ? ", " + privatize::human_size(image) + " of privatized globals" : std::string()) + "), but only " + have +
+          ". Lower -xsim-np or run more native processes" +
+          (want ? std::string(" (or -xsim-privatize=off)") : std::string()) + ".";
+  return nullptr;
+}
+
 // The first non-zero exit code of any rank, ordered by virtual finish time then rank; same on every process.
 int global_exit_code(const Engine& e) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -223,11 +308,29 @@ int xsim_main(int argc, char** argv, char** envp) {
     return 2;
   }
 
+  // Before any rank exists: per-rank globals and the memory check. Every process learns whether any failed.
+  const std::vector<int64_t> blocks =
+      Engine::block_starts(opt.np, nprocs, built.core_of_rank.empty(), std::max<int64_t>(1, built.cores_per_node));
+  const int64_t nlocal = blocks[static_cast<size_t>(proc) + 1] - blocks[static_cast<size_t>(proc)];
+  std::string priv_note, priv_error;
+  std::unique_ptr<privatize::Privatizer> priv = setup_privatization(opt, nlocal, proc, priv_note, priv_error);
+  int64_t first_failed = priv_error.empty() ? std::numeric_limits<int64_t>::max() : proc;
+  if (nprocs > 1) native::allreduce_min(&first_failed, 1);
+  if (first_failed != std::numeric_limits<int64_t>::max()) {
+    if (first_failed == proc) std::fprintf(stderr, "xsim: %s\n", priv_error.c_str());
+    PMPI_Finalize();
+    return 2;
+  }
+  privatize::set_note(priv_note);
+  if (!priv) privatize::run_constructors(argc, argv, envp);  // once, for all ranks
+
   install_crash_handlers();
   int code = 0;
   try {
-    Engine engine(opt, std::move(built.network), std::move(cpu), proc, nprocs, g_app_main, argc, argv, envp,
+    Engine engine(opt, std::move(built.network), std::move(cpu), proc, nprocs, rank_main, argc, argv, envp,
                   std::move(built.core_of_rank), built.cores_per_node);
+    engine.set_privatizer(priv.get());
+    privatize::set_active(priv.get());
     comm_init_world(engine.world_size());
     double t0 = wall_now();
     int run_code = engine.run();
@@ -235,6 +338,8 @@ int xsim_main(int argc, char** argv, char** envp) {
     code = run_code != 0 ? run_code : global_exit_code(engine);
     std::fflush(stdout);
     write_report(engine, opt, wall, code);
+    privatize::set_active(nullptr);
+    priv.reset();  // the process's own image is current again
     g_engine = nullptr;
   } catch (const std::exception& err) {
     std::fflush(stdout);
@@ -258,6 +363,11 @@ extern "C" __attribute__((visibility("default"))) int __libc_start_main(StartMai
   if (take_over) {
     g_app_main = main;
     main = wrapped_main;
+    // The executable's constructors wait for xsim_main, which knows whether they run once or once per rank.
+    // A current start file passes no init function (glibc then runs the constructors itself, which a
+    // non-null one replaces); an older one passes the function that runs them.
+    privatize::defer_constructors(reinterpret_cast<privatize::InitFn>(init));
+    init = reinterpret_cast<void (*)(void)>(no_constructors);
   }
   return real(main, argc, argv, init, fini, rtld_fini, stack_end);
 }
@@ -266,7 +376,11 @@ extern "C" __attribute__((visibility("default"))) void exit(int status) noexcept
   // During an abort the native MPI's own abort path may call exit() (MPICH does with one process): that
   // must end the process, not only the virtual rank, or the other ranks would run on (or be reported as
   // deadlocked) and the abort's exit code would be lost.
-  if (g_engine && g_engine->in_rank() && !native::aborting()) g_engine->rank_exit(status);
+  if (g_engine && g_engine->in_rank() && !native::aborting()) {
+    if (privatize::Privatizer* p = privatize::active())
+      p->run_exit_handlers(static_cast<size_t>(g_engine->current().index));  // the rank's atexit & co.
+    g_engine->rank_exit(status);
+  }
   using ExitFn = void (*)(int);
   static ExitFn real = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "exit"));
   real(status);

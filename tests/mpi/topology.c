@@ -5,7 +5,8 @@
  *                   prints every rank's results and MPI_Wtime, so runs with different numbers of native
  *                   processes can be compared. Any number of ranks >= 2.
  *   timing          16 ranks: MPI_Cart_create of a periodic 4x4 torus, then MPI_Neighbor_alltoall of 250 ints
- *                   per neighbour; rank 0 prints the largest virtual time.
+ *                   per neighbour, then the same as MPI_Ineighbor_alltoall + MPI_Wait; rank 0 prints the
+ *                   largest virtual times.
  *   error-dims      MPI_Cart_create of a grid larger than MPI_COMM_WORLD (fatal error).
  *   error-topology  MPI_Cart_shift on MPI_COMM_WORLD, which has no topology (fatal error).
  * A mismatch aborts with "FAILED: ...". No global or static variables: all ranks of a process share them. */
@@ -63,7 +64,8 @@ static int graph_pair(const int* my_sources, int j, int me_in_comm, const int* q
 
 /* Every neighbourhood collective on a Cartesian communicator, checked against Cart_shift's neighbours;
  * appends the received data to `line`. */
-static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap) {
+static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap, int nonblocking) {
+  MPI_Request req;
   int ndims, r;
   MPI_Cartdim_get(cart, &ndims);
   MPI_Comm_rank(cart, &r);
@@ -75,7 +77,12 @@ static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap) {
 
   /* allgather: my rank to everyone */
   for (int j = 0; j < deg; ++j) rbuf[j] = UNTOUCHED;
-  MPI_Neighbor_allgather(&r, 1, MPI_INT, rbuf, 1, MPI_INT, cart);
+  if (nonblocking) {
+    MPI_Ineighbor_allgather(&r, 1, MPI_INT, rbuf, 1, MPI_INT, cart, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Neighbor_allgather(&r, 1, MPI_INT, rbuf, 1, MPI_INT, cart);
+  }
   for (int j = 0; j < deg; ++j)
     CHECK(rbuf[j] == (nb[j] == MPI_PROC_NULL ? UNTOUCHED : nb[j]), "cart allgather block %d = %d, neighbour %d", j,
           rbuf[j], nb[j]);
@@ -83,7 +90,12 @@ static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap) {
   /* alltoall: block k = 100 r + k; I receive in slot j what neighbour j sent in the opposite direction */
   for (int k = 0; k < deg; ++k) sbuf[k] = 100 * r + k;
   for (int j = 0; j < deg; ++j) rbuf[j] = UNTOUCHED;
-  MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, cart);
+  if (nonblocking) {
+    MPI_Ineighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, cart, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, cart);
+  }
   for (int j = 0; j < deg; ++j) {
     int want = nb[j] == MPI_PROC_NULL ? UNTOUCHED : 100 * nb[j] + (j % 2 == 0 ? j + 1 : j - 1);
     CHECK(rbuf[j] == want, "cart alltoall block %d = %d, expected %d", j, rbuf[j], want);
@@ -99,7 +111,12 @@ static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap) {
     rc[j] = q == MPI_PROC_NULL ? 0 : q % 3 + 1;
     dsp[j] = 4 * j;
   }
-  MPI_Neighbor_allgatherv(sbuf, sc, MPI_INT, rbuf, rc, dsp, MPI_INT, cart);
+  if (nonblocking) {
+    MPI_Ineighbor_allgatherv(sbuf, sc, MPI_INT, rbuf, rc, dsp, MPI_INT, cart, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Neighbor_allgatherv(sbuf, sc, MPI_INT, rbuf, rc, dsp, MPI_INT, cart);
+  }
   for (int j = 0; j < deg; ++j)
     for (int i = 0; i < 4; ++i) {
       int want = i < rc[j] ? 1000 * nb[j] + i : UNTOUCHED;
@@ -120,7 +137,12 @@ static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap) {
     dsp[j] = 3 * j;
   }
   for (int j = 0; j < 3 * deg; ++j) rbuf[j] = UNTOUCHED;
-  MPI_Neighbor_alltoallv(sbuf, scs, sds, MPI_INT, rbuf, rc, dsp, MPI_INT, cart);
+  if (nonblocking) {
+    MPI_Ineighbor_alltoallv(sbuf, scs, sds, MPI_INT, rbuf, rc, dsp, MPI_INT, cart, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Neighbor_alltoallv(sbuf, scs, sds, MPI_INT, rbuf, rc, dsp, MPI_INT, cart);
+  }
   for (int j = 0; j < deg; ++j) {
     int opp = j % 2 == 0 ? j + 1 : j - 1;
     for (int i = 0; i < 3; ++i) {
@@ -144,7 +166,12 @@ static void cart_collectives(MPI_Comm cart, int me, char* line, size_t cap) {
     rdw[k] = (MPI_Aint)(sizeof(double) * (size_t)(deg - 1 - k));
     types[k] = MPI_DOUBLE;
   }
-  MPI_Neighbor_alltoallw(ds, ones, sdw, types, dr, ones, rdw, types, cart);
+  if (nonblocking) {
+    MPI_Ineighbor_alltoallw(ds, ones, sdw, types, dr, ones, rdw, types, cart, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  } else {
+    MPI_Neighbor_alltoallw(ds, ones, sdw, types, dr, ones, rdw, types, cart);
+  }
   for (int j = 0; j < deg; ++j) {
     int opp = j % 2 == 0 ? j + 1 : j - 1;
     double want = nb[j] == MPI_PROC_NULL ? -1.0 : nb[j] + 0.125 * opp;
@@ -208,7 +235,7 @@ static int run_all(int me, int np) {
   CHECK(src2 == (c[1] + 2 < d2[1] ? me + 2 : MPI_PROC_NULL) && dst2 == (c[1] - 2 >= 0 ? me - 2 : MPI_PROC_NULL),
         "shift dim 1 by -2: %d %d", src2, dst2);
   snprintf(line, sizeof line, "rank %3d cart2d (%d,%d) shift %d %d %d %d", me, c[0], c[1], src0, dst0, src1, dst1);
-  cart_collectives(cart, me, line, sizeof line);
+  cart_collectives(cart, me, line, sizeof line, 0);
   emit(out, line);
 
   /* a duplicate keeps the topology */
@@ -250,8 +277,29 @@ static int run_all(int me, int np) {
   MPI_Comm cube;
   MPI_Cart_create(MPI_COMM_WORLD, 3, d3, periods3, 0, &cube);
   snprintf(line, sizeof line, "rank %3d cart3d", me);
-  cart_collectives(cube, me, line, sizeof line);
+  cart_collectives(cube, me, line, sizeof line, 0);
   emit(out, line);
+  /* the nonblocking forms give the same results */
+  snprintf(line, sizeof line, "rank %3d cart3d-nonblocking", me);
+  cart_collectives(cube, me, line, sizeof line, 1);
+  emit(out, line);
+  { /* two nonblocking neighbourhood collectives in flight at once, a blocking one between them */
+    int r3, nbr[6], s1[6], a1[6], g1[6], b1[6];
+    MPI_Request q[2];
+    MPI_Comm_rank(cube, &r3);
+    for (int d = 0; d < 3; ++d) MPI_Cart_shift(cube, d, 1, &nbr[2 * d], &nbr[2 * d + 1]);
+    for (int k = 0; k < 6; ++k) s1[k] = 100 * r3 + k;
+    MPI_Ineighbor_alltoall(s1, 1, MPI_INT, a1, 1, MPI_INT, cube, &q[0]);
+    MPI_Ineighbor_allgather(&r3, 1, MPI_INT, g1, 1, MPI_INT, cube, &q[1]);
+    MPI_Neighbor_alltoall(s1, 1, MPI_INT, b1, 1, MPI_INT, cube);
+    MPI_Status st[2];
+    MPI_Waitall(2, q, st);
+    for (int j = 0; j < 6; ++j) {
+      int want = 100 * nbr[j] + (j % 2 == 0 ? j + 1 : j - 1);
+      CHECK(a1[j] == want && b1[j] == want && g1[j] == nbr[j], "overlapped neighbourhood collectives, block %d: %d %d %d",
+            j, a1[j], b1[j], g1[j]);
+    }
+  }
   MPI_Comm_free(&cube);
 
   /* --- a 1-D ring of size 2 and a non-periodic line of half the ranks (the others get MPI_COMM_NULL) --- */
@@ -263,13 +311,16 @@ static int run_all(int me, int np) {
   CHECK((me < half) == (line_comm != MPI_COMM_NULL), "line membership");
   if (pair != MPI_COMM_NULL) {
     snprintf(line, sizeof line, "rank %3d ring2", me);
-    cart_collectives(pair, me, line, sizeof line);
+    cart_collectives(pair, me, line, sizeof line, 0);
+    emit(out, line);
+    snprintf(line, sizeof line, "rank %3d ring2-nonblocking", me);
+    cart_collectives(pair, me, line, sizeof line, 1);
     emit(out, line);
     MPI_Comm_free(&pair);
   }
   if (line_comm != MPI_COMM_NULL) {
     snprintf(line, sizeof line, "rank %3d line%d", me, half);
-    cart_collectives(line_comm, me, line, sizeof line);
+    cart_collectives(line_comm, me, line, sizeof line, 0);
     emit(out, line);
     MPI_Comm_free(&line_comm);
   }
@@ -443,10 +494,16 @@ static int run_timing(int me, int np) {
   int* rbuf = malloc(sizeof(int) * 4 * 250);
   for (int i = 0; i < 4 * 250; ++i) sbuf[i] = me;
   MPI_Neighbor_alltoall(sbuf, 250, MPI_INT, rbuf, 250, MPI_INT, torus);
-  double t1 = MPI_Wtime(), times[2] = {t0, t1}, tmax[2];
+  double t1 = MPI_Wtime();
+  MPI_Request req;
+  MPI_Ineighbor_alltoall(sbuf, 250, MPI_INT, rbuf, 250, MPI_INT, torus, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  double t2 = MPI_Wtime(), times[3] = {t0, t1, t2}, tmax[3];
   free(sbuf), free(rbuf);
-  MPI_Reduce(times, tmax, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  if (me == 0) printf("topology timing: cart_create %.9f neighbor_alltoall done %.9f\n", tmax[0], tmax[1]);
+  MPI_Reduce(times, tmax, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (me == 0)
+    printf("topology timing: cart_create %.9f neighbor_alltoall done %.9f ineighbor_alltoall done %.9f\n", tmax[0],
+           tmax[1], tmax[2]);
   MPI_Comm_free(&torus);
   return 0;
 }

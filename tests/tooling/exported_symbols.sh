@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# libxsim.so must export only the MPI entry points, xsim's public API and the two libc functions it
-# interposes (__libc_start_main, exit): everything else is hidden (STYLE.md "Headers and symbols").
+# libxsim.so must export only the MPI entry points, xsim's public API and the libc functions it interposes
+# (__libc_start_main, exit, and for privatization __cxa_atexit, __cxa_thread_atexit_impl): everything else
+# is hidden (STYLE.md "Headers and symbols").
 set -euo pipefail
 lib=$1
 syms=$(nm -D --defined-only "$lib" | awk '{print $3}')
-extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|_init|_fini)$' || true)
+extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|__cxa_atexit|__cxa_thread_atexit_impl|_init|_fini)$' || true)
 if [ -n "$extra" ]; then
   echo "unexpected exported symbols:"; echo "$extra"; exit 1
 fi
-for s in MPI_Init MPI_Send MPI_Allreduce MPI_Wtime xsim_compute __libc_start_main exit MPI_Win_fence; do
+for s in MPI_Init MPI_Send MPI_Allreduce MPI_Wtime xsim_compute __libc_start_main exit __cxa_atexit MPI_Win_fence; do
   grep -qx "$s" <<< "$syms" || { echo "missing export: $s"; exit 1; }
 done
 echo "exports ok: $(wc -l <<< "$syms") symbols"

@@ -747,6 +747,94 @@ TEST(coll, Alltoallv) {
   }
 }
 
+TEST(coll, Alltoallw) {
+  // Per pair (from, to): `units(from, to)` units, some zero. Out of place, a unit is 6 ints when from + to is
+  // even (sent as 6 MPI_INT, received as one g_vec: a different datatype on each side, same signature), else
+  // one double; in place (symmetric counts and types, as the standard requires) always one double. Blocks
+  // are laid out in reverse rank order with gaps, at byte displacements.
+  std::vector<int> sizes = kSizes;
+  sizes.push_back(40);
+  for (int p : sizes) {
+    for (bool inplace : {false, true}) {
+      auto units = [&](int from, int to) {
+        if (inplace) return (from + to) % 4 == 1 ? 0 : (from + to) % 3 + 1;
+        return (from * 3 + to) % 4 == 0 ? 0 : (from + 2 * to) % 5 + 1;
+      };
+      auto ints = [&](int from, int to) { return !inplace && (from + to) % 2 == 0; };
+      auto ival6 = [](int from, int to, int k) { return from * 100000 + to * 1000 + k; };
+      std::vector<std::vector<int>> sc(p, std::vector<int>(p)), sd = sc, rc = sc, rd = sc;
+      std::vector<std::vector<MPI_Datatype>> st(p, std::vector<MPI_Datatype>(p)), rt = st;
+      std::vector<std::vector<char>> send(p), recv(p), want(p);
+      for (int r = 0; r < p; ++r) {
+        int so = 0, ro = 0;
+        for (int q = p - 1; q >= 0; --q) {
+          const int us = units(r, q), ur = units(q, r);
+          sc[r][q] = ints(r, q) ? 6 * us : us;
+          st[r][q] = ints(r, q) ? MPI_INT : MPI_DOUBLE;
+          sd[r][q] = so;
+          so += (ints(r, q) ? 24 * us : 8 * us) + 8;
+          rc[r][q] = ur;
+          rt[r][q] = ints(q, r) ? g_vec : MPI_DOUBLE;
+          rd[r][q] = ro;
+          ro += (ints(q, r) ? 40 * ur : 8 * ur) + 16;
+        }
+        send[r].assign(so, 0x5a);
+        recv[r].assign(ro, static_cast<char>(0xee));
+        want[r] = recv[r];
+        for (int q = 0; q < p; ++q) {
+          for (int i = 0; i < sc[r][q]; ++i) {
+            char* at = send[r].data() + sd[r][q];
+            if (ints(r, q)) reinterpret_cast<int*>(at)[i] = ival6(r, q, i);
+            else reinterpret_cast<double*>(at)[i] = a2a_val(r, q, i);
+          }
+          // expected: what q sends me, element by element, at the positions of my receive type
+          char* w = want[r].data() + rd[r][q];
+          if (ints(q, r)) {
+            int k = 0;
+            for (int u = 0; u < rc[r][q]; ++u)
+              for (int j = 0; j < 10; ++j)
+                if (j % 4 < 2) reinterpret_cast<int*>(w)[u * 10 + j] = ival6(q, r, k++);
+          } else {
+            for (int i = 0; i < rc[r][q]; ++i) reinterpret_cast<double*>(w)[i] = a2a_val(q, r, i);
+          }
+        }
+        if (inplace)
+          for (int q = 0; q < p; ++q)
+            for (int i = 0; i < rc[r][q]; ++i)
+              reinterpret_cast<double*>(recv[r].data() + rd[r][q])[i] = a2a_val(r, q, i);
+      }
+      run_ranks(p, [&](Transport& t) {
+        const int r = t.rank();
+        coll::alltoallw(t, inplace ? MPI_IN_PLACE : send[r].data(), sc[r].data(), sd[r].data(), st[r].data(),
+                        recv[r].data(), rc[r].data(), rd[r].data(), rt[r].data());
+      });
+      for (int r = 0; r < p; ++r) ASSERT_EQ(recv[r], want[r]) << "p=" << p << " r=" << r << " inplace=" << inplace;
+    }
+  }
+}
+
+TEST(coll, AlltoallwMessages) {
+  // Scattered: one message per ordered pair with data, none for empty blocks or to oneself.
+  const int p = 5;
+  std::vector<int> counts(p, 2), displs(p);
+  std::vector<MPI_Datatype> types(p, MPI_INT);
+  for (int i = 0; i < p; ++i) displs[i] = i * 8;
+  std::vector<std::vector<int>> s(p, std::vector<int>(2 * p, 1)), r(p, std::vector<int>(2 * p));
+  long msgs = run_ranks(p, [&](Transport& t) {
+    const int me = t.rank();
+    coll::alltoallw(t, s[me].data(), counts.data(), displs.data(), types.data(), r[me].data(), counts.data(),
+                    displs.data(), types.data());
+  });
+  EXPECT_EQ(msgs, p * (p - 1));
+  std::vector<int> zeros(p, 0);
+  msgs = run_ranks(p, [&](Transport& t) {
+    const int me = t.rank();
+    coll::alltoallw(t, s[me].data(), zeros.data(), displs.data(), types.data(), r[me].data(), zeros.data(),
+                    displs.data(), types.data());
+  });
+  EXPECT_EQ(msgs, 0);
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Reduce-scatter
 

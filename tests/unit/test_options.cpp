@@ -546,7 +546,7 @@ TEST(Options, TomlUnknownTablesAndKeys) {
   EXPECT_HAS(m, "did you mean simulation?");
   m = file_error("[simulation]\nnp = 4\nnq = 5\n");
   EXPECT_HAS(m, "F:3:1: unknown key \"nq\" in [simulation]");
-  EXPECT_HAS(m, "known keys: np, stack, poll_cost, report");
+  EXPECT_HAS(m, "known keys: np, stack, poll_cost, report, privatize, privatize_libs");
   m = file_error("[cpu]\nlatency = \"1us\"\n");
   EXPECT_HAS(m, "F:2:1: unknown key \"latency\" in [cpu]");
   EXPECT_HAS(m, "it belongs in [network]");
@@ -712,12 +712,42 @@ TEST(Options, MissingConfigFile) {
             "cannot read config file \"" + path + "\": No such file or directory");
 }
 
+TEST(Options, Privatize) {
+  EXPECT_EQ(parse({"app"}).privatize, PrivatizeMode::automatic);
+  EXPECT_TRUE(parse({"app"}).privatize_libs.empty());
+  EXPECT_EQ(parse({"app", "-xsim-privatize=off"}).privatize, PrivatizeMode::off);
+  EXPECT_EQ(parse({"app", "-xsim-privatize", "on"}).privatize, PrivatizeMode::on);
+  EXPECT_EQ(parse({"app", "-xsim-privatize=yes"}).privatize, PrivatizeMode::on);
+  EXPECT_EQ(parse({"app", "-xsim-privatize", "copy"}).privatize, PrivatizeMode::copy);
+  EXPECT_EQ(parse({"app"}, {"XSIM_PRIVATIZE=map"}).privatize, PrivatizeMode::map);
+  EXPECT_EQ(parse({"app", "-xsim-privatize=on"}, {"XSIM_PRIVATIZE=off"}).privatize, PrivatizeMode::on);
+  EXPECT_EQ(parse({"app", "-xsim-privatize-libs=libfoo.so, libbar.so"}).privatize_libs,
+            (std::vector<std::string>{"libfoo.so", "libbar.so"}));
+  EXPECT_HAS(error_of({"app", "-xsim-privatize=maybe"}),
+             "-xsim-privatize: unknown privatization mode \"maybe\"; give auto, on, off, copy or map");
+  EXPECT_HAS(error_of({"app", "-xsim-privatize=cpy"}), "did you mean copy?");
+  EXPECT_HAS(error_of({"app", "-xsim-privatize-libs=libfoo.so,,libbar.so"}), "empty library name");
+  TempFile f("[simulation]\nprivatize = false\nprivatize_libs = [\"libfoo.so\"]\n");
+  Options o = parse({"app", "-xsim-config", f.path()});
+  EXPECT_EQ(o.privatize, PrivatizeMode::off);
+  EXPECT_EQ(o.privatize_libs, std::vector<std::string>{"libfoo.so"});
+  TempFile g("[simulation]\nprivatize = \"map\"\nprivatize_libs = \"liba.so,libb.so\"\n");
+  o = parse({"app", "-xsim-config", g.path()});
+  EXPECT_EQ(o.privatize, PrivatizeMode::map);
+  EXPECT_EQ(o.privatize_libs, (std::vector<std::string>{"liba.so", "libb.so"}));
+  EXPECT_HAS(file_error("[simulation]\nprivatize = 3\n"), "F:2:13: [simulation] privatize: expected");
+  EXPECT_HAS(file_error("[simulation]\nprivatize_libs = [1]\n"), "[simulation] privatize_libs: expected an array");
+  EXPECT_HAS(file_error("[cpu]\nprivatize = true\n"), "it belongs in [simulation]");
+}
+
 TEST(Options, HelpTextListsEverything) {
   std::string h = help_text();
   for (const char* s : {"-xsim-np", "XSIM_NP", "-xsim-mn", "XSIM_MN", "-xsim-config", "XSIM_CONFIG", "-xsim-cpu ",
                         "XSIM_CPU]", "-xsim-cpu-scale", "XSIM_CPU_SCALE", "-xsim-stack", "XSIM_STACK",
                         "-xsim-poll-cost", "XSIM_POLL_COST", "-xsim-report", "XSIM_REPORT", "-xsim-print-config",
                         "XSIM_PRINT_CONFIG", "-xsim-help", "XSIM_HELP", "default: 256 KiB", "default: 100 ns",
+                        "-xsim-privatize ", "XSIM_PRIVATIZE]", "-xsim-privatize-libs", "XSIM_PRIVATIZE_LIBS",
+                        "default: auto", "docs/privatization.md",
                         "default: scaled", "default: ethernet", "star:N", "25 us", "1 Gbps", "-xsim-placement",
                         "XSIM_PLACEMENT", "multicore-ethernet", "torus:8x8x8:lat=7us:bw=8.8Gbps/star:2"})
     EXPECT_HAS(h, s);
@@ -731,6 +761,8 @@ void expect_same(const Options& a, const Options& b) {
   EXPECT_EQ(a.stack_size, b.stack_size);
   EXPECT_EQ(a.poll_cost, b.poll_cost);
   EXPECT_EQ(a.report, b.report);
+  EXPECT_EQ(a.privatize, b.privatize);
+  EXPECT_EQ(a.privatize_libs, b.privatize_libs);
 }
 
 TEST(Options, ToTomlRoundTrips) {
@@ -738,7 +770,8 @@ TEST(Options, ToTomlRoundTrips) {
   cases.push_back(parse({"app"}));
   cases.push_back(parse({"app", "-xsim-np", "100", "-xsim-mn", "star:128:lat=0.32us:bw=8.8Gbps:os=1ps:or=3ns",
                          "-xsim-cpu", "none", "-xsim-cpu-scale", "0.1", "-xsim-stack", "1025K",
-                         "-xsim-poll-cost", "1.234567us", "-xsim-report", "off"}));
+                         "-xsim-poll-cost", "1.234567us", "-xsim-report", "off", "-xsim-privatize=map",
+                         "-xsim-privatize-libs", "libfoo.so,libbar.so.2"}));
   cases.push_back(parse({"app", "-xsim-mn", "ethernet:lat=7us", "-xsim-stack", "16385", "-xsim-cpu-scale", "3"}));
   for (const char* mn : {"none", "multicore-ethernet:cores=4", "mesh2d", "mesh3d-dualcore", "torus3d-dualcore",
                          "twistedtorus3d-dualcore", "aries:routing=valiant", "ring:16:uni",
