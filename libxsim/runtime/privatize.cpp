@@ -248,7 +248,8 @@ std::vector<RegionSpec> find_regions(const std::vector<std::string>& libs) {
     const LoadedObject* hit = nullptr;
     for (size_t i = 1; i < objs.size() && !hit; ++i) {
       std::string file = base_name(objs[i].name);
-      if (!file.empty() && (objs[i].name == want || file.rfind(want, 0) == 0)) hit = &objs[i];
+      // "libfoo.so" names libfoo.so and libfoo.so.1.2, "libfoo" names libfoo.so*: never libfoobar.so
+      if (!file.empty() && (objs[i].name == want || file == want || file.rfind(want + ".", 0) == 0)) hit = &objs[i];
     }
     if (!hit)
       throw std::runtime_error("-xsim-privatize-libs: no loaded library is called \"" + want +
