@@ -46,6 +46,14 @@ Comm* create_from_prefix(Comm& parent, MPI_Comm parent_handle, const char* call,
   return c;
 }
 
+// The parent of a topology constructor or mapping query: an intracommunicator (MPI-4.0 §8.5).
+Comm& check_intracomm(MPI_Comm h) {
+  Comm& c = check_comm(h);
+  if (c.is_inter)
+    fail(MPI_ERR_COMM, describe_comm(h) + " is an intercommunicator; process topologies need an intracommunicator");
+  return c;
+}
+
 Topology& topology_of(Comm& c, int kind, const char* what) {
   if (!c.topo || (kind != MPI_UNDEFINED && c.topo->kind != kind)) {
     const char* want = kind == MPI_CART ? "a Cartesian topology" : kind == MPI_GRAPH ? "a graph topology"
@@ -107,7 +115,7 @@ XSIM_API int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], con
                              MPI_Comm* comm_cart) {
   (void)reorder;
   return guarded("MPI_Cart_create", comm_old, [&] {
-    Comm& parent = check_comm(comm_old);
+    Comm& parent = check_intracomm(comm_old);
     check_dims(ndims, dims, parent);
     coll::CartGrid grid;
     grid.dims.assign(dims, dims + ndims);
@@ -219,7 +227,7 @@ XSIM_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newc
 XSIM_API int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
   (void)periods;
   return guarded("MPI_Cart_map", comm, [&] {
-    Comm& c = check_comm(comm);
+    Comm& c = check_intracomm(comm);
     check_dims(ndims, dims, c);
     int64_t product = 1;
     for (int i = 0; i < ndims; ++i) product *= dims[i];
@@ -235,7 +243,7 @@ XSIM_API int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], c
                               MPI_Comm* comm_graph) {
   (void)reorder;
   return guarded("MPI_Graph_create", comm_old, [&] {
-    Comm& parent = check_comm(comm_old);
+    Comm& parent = check_intracomm(comm_old);
     std::string bad = coll::check_graph(nnodes, indx, edges);
     if (!bad.empty()) fail(MPI_ERR_ARG, bad);
     if (nnodes > parent.size)
@@ -303,7 +311,7 @@ XSIM_API int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int 
 
 XSIM_API int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int* newrank) {
   return guarded("MPI_Graph_map", comm, [&] {
-    Comm& c = check_comm(comm);
+    Comm& c = check_intracomm(comm);
     std::string bad = coll::check_graph(nnodes, indx, edges);
     if (!bad.empty()) fail(MPI_ERR_ARG, bad);
     if (nnodes > c.size)
@@ -324,7 +332,7 @@ XSIM_API int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, con
   (void)info;
   (void)reorder;
   return guarded("MPI_Dist_graph_create_adjacent", comm_old, [&] {
-    Comm& parent = check_comm(comm_old);
+    Comm& parent = check_intracomm(comm_old);
     if (indegree < 0) fail(MPI_ERR_ARG, "negative indegree " + str(indegree));
     if (outdegree < 0) fail(MPI_ERR_ARG, "negative outdegree " + str(outdegree));
     for (int i = 0; i < indegree; ++i) check_rank_arg(parent, sources[i], ("sources[" + str(i) + "]").c_str());
@@ -353,7 +361,7 @@ XSIM_API int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[]
   (void)info;
   (void)reorder;
   return guarded("MPI_Dist_graph_create", comm_old, [&] {
-    Comm& parent = check_comm(comm_old);
+    Comm& parent = check_intracomm(comm_old);
     const int p = parent.size;
     if (n < 0) fail(MPI_ERR_ARG, "negative number of source nodes " + str(n));
     int64_t nedges = 0;

@@ -467,6 +467,18 @@ static int run_all(int me, int np) {
   rc = MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, &a, 1, MPI_INT, lin);
   CHECK(rc != MPI_SUCCESS, "MPI_IN_PLACE accepted by a neighbourhood collective");
   MPI_Comm_free(&lin);
+  /* an intercommunicator cannot carry a topology */
+  MPI_Comm halfc, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &halfc);
+  MPI_Intercomm_create(halfc, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 77, &inter);
+  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  int one = 1;
+  bad = MPI_COMM_NULL;
+  rc = MPI_Cart_create(inter, 1, &one, &no, 0, &bad);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_COMM && bad == MPI_COMM_NULL, "cart_create on an intercommunicator: class %d", cls);
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&halfc);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 
   double t = MPI_Wtime(), tmax;
