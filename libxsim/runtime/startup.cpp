@@ -386,3 +386,14 @@ extern "C" __attribute__((visibility("default"))) void exit(int status) noexcept
   real(status);
   __builtin_unreachable();
 }
+
+// A Fortran main program starts by calling libgfortran's _gfortran_set_options, which installs libgfortran's
+// own SIGSEGV/SIGBUS/SIGFPE/SIGILL handlers (print a backtrace, re-raise). Each rank's main runs it inside
+// the simulation, where those handlers would replace xsim's: a crashing Fortran rank would go unnamed and a
+// stack overflow unreported (their handler runs on the overflowed stack). Let it run, then put xsim's back.
+extern "C" __attribute__((visibility("default"))) void _gfortran_set_options(int num, const int options[]) {
+  using SetOptions = void (*)(int, const int[]);
+  static SetOptions real = reinterpret_cast<SetOptions>(dlsym(RTLD_NEXT, "_gfortran_set_options"));
+  if (real) real(num, options);
+  if (g_engine) install_crash_handlers();
+}

@@ -9,12 +9,13 @@
 #   fortran_comm   `use mpi` + a C helper: comm_split/dup/compare/free, MPI_Comm_f2c/c2f both ways
 #   fortran_abort  MPI_Abort while the other ranks wait for the aborting one
 #   fortran_cart   `use mpi`: dims_create, cart_create/coords/rank/get/shift/sub, topo_test, cartdim_get
+#   fortran_crash  a fault in a Fortran rank is still named by xsim (libgfortran installs its own handlers)
 # -frecursive keeps every local on the rank's own stack (gfortran may otherwise make large locals static,
 # i.e. shared by the virtual ranks); mpif.h has no interfaces, so choice buffers of several types need
 # -fallow-argument-mismatch with gfortran >= 10.
 set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
 
-foreach(t p2p coll types comm abort cart)
+foreach(t p2p coll types comm abort cart crash)
   add_executable(fortran_${t} fortran_${t}.f90)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -23,6 +24,7 @@ endforeach()
 add_library(fortran_comm_helper OBJECT fortran_comm_helper.c)
 target_link_libraries(fortran_comm_helper PRIVATE MPI::MPI_C)
 target_sources(fortran_comm PRIVATE $<TARGET_OBJECTS:fortran_comm_helper>)
+target_compile_options(fortran_crash PRIVATE -O0)
 # binaries that know nothing of xsim, for LD_PRELOAD runs
 foreach(t p2p types)
   add_executable(fortran_${t}_plain fortran_${t}.f90)
@@ -52,3 +54,7 @@ xsim_mpi_test(fortran_abort_2procs ${RUN} expect-fail 2 5 "MPI_Abort called by r
   $<TARGET_FILE:fortran_abort> -xsim-np 6 ${NONE})
 xsim_mpi_test(fortran_cart ${RUN} same "1 2" -- $<TARGET_FILE:fortran_cart> -xsim-np 12 ${NONE})
 xsim_mpi_test(fortran_cart_prime ${RUN} same "1 2" -- $<TARGET_FILE:fortran_cart> -xsim-np 7 ${NONE})
+xsim_mpi_test(fortran_segv_named ${RUN} expect-fail 2 nonzero "rank 2 crashed with SIGSEGV.* at virtual time" --
+  $<TARGET_FILE:fortran_crash> segv -xsim-np 4 ${NONE})
+xsim_mpi_test(fortran_stack_overflow_named ${RUN} expect-fail 1 nonzero "stack overflow in rank 1 .*-xsim-stack" --
+  $<TARGET_FILE:fortran_crash> overflow -xsim-np 4 -xsim-stack 64K ${NONE})

@@ -4,6 +4,7 @@
 ! MPI_PROC_NULL at the open ends) used for sendrecv, and cart_sub (rows and columns) with collectives on
 ! the results. Each rank checks its results and prints per-rank lines with its MPI_Wtime (cpu model none).
 ! State lives in the recursive subroutine `run` (virtual ranks share globals and SAVEd variables).
+! Rank 0 prints all ranks' lines at the end (gathered with MPI_Gather of MPI_CHARACTER), in rank order.
 program fortran_cart
   implicit none
   call run()
@@ -17,8 +18,12 @@ contains
     integer :: st(MPI_STATUS_SIZE)
     logical :: periods(2), gper(2), remain(2)
     double precision :: t
+    character(len=120) :: out(16)     ! this rank's output lines (printed by rank 0 at the end)
+    integer :: nout
 
     call MPI_Init(ierr)
+    out = ' '
+    nout = 0
     call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
 
@@ -49,7 +54,8 @@ contains
     call MPI_Cart_rank(cart, c2, i, ierr)
     call check(i == me, me, 'cart_rank with a wrapped coordinate')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,1X,I0,A,I0,A,I0,A,F12.9)', 'rank ', me, ': coords ', coords, ' of ', dims(1), 'x', &
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,1X,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': coords ', coords, ' of ', dims(1), 'x', &
       dims(2), ' t=', t
 
     ! periodic shift along dimension 0
@@ -78,7 +84,8 @@ contains
       call check(val == src, me, 'sendrecv along the open dimension')
     end if
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,I0,A,F12.9)', 'rank ', me, ': shift src ', src, ' dst ', dst, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': shift src ', src, ' dst ', dst, ' t=', t
 
     ! rows (keep dimension 1) and columns (keep dimension 0)
     remain = [.false., .true.]
@@ -101,16 +108,38 @@ contains
     call MPI_Allreduce(me, s, 1, MPI_INTEGER, MPI_MAX, col, ierr)
     call check(s == (dims(1) - 1) * dims(2) + coords(2), me, 'allreduce over a column')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,I0,A,F12.9)', 'rank ', me, ': row sum/col max ', s, ' col rank ', rrank, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': row sum/col max ', s, ' col rank ', rrank, ' t=', t
 
     call MPI_Comm_free(row, ierr)
     call MPI_Comm_free(col, ierr)
     call MPI_Comm_free(cart, ierr)
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,F12.9)', 'rank ', me, ': cartesian ok t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F12.9)') 'rank ', me, ': cartesian ok t=', t
+    call emit_all(out, me, np)
     call MPI_Finalize(ierr)
   end subroutine run
+
+  ! Rank 0 prints every rank's lines in rank order: lines written by several native processes can be cut
+  ! and interleaved by the launcher.
+  subroutine emit_all(out, me, np)
+    use mpi
+    character(len=*), intent(in) :: out(:)
+    integer, intent(in) :: me, np
+    character(len=len(out)), allocatable :: lines(:)
+    integer :: ierr, i
+    allocate(lines(size(out) * merge(np, 1, me == 0)))
+    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
+                    MPI_COMM_WORLD, ierr)
+    if (me == 0) then
+      do i = 1, size(lines)
+        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
+      end do
+    end if
+    deallocate(lines)
+  end subroutine emit_all
 
   subroutine check(ok, me, what)
     use mpi

@@ -3,6 +3,7 @@
 ! in place at the root), alltoall, scan, plus bcast and barrier. Every rank checks its results exactly and
 ! prints one line per collective with its MPI_Wtime (cpu model "none").
 ! All state lives in the recursive subroutine `run` (virtual ranks share globals and SAVEd variables).
+! Rank 0 prints all ranks' lines at the end (gathered with MPI_Gather of MPI_CHARACTER), in rank order.
 program fortran_coll
   implicit none
   call run()
@@ -16,8 +17,12 @@ contains
     double precision :: dv(2)
     integer, allocatable :: ag(:), counts(:), displs(:), sbuf(:), rbuf(:), part(:)
     double precision :: t
+    character(len=120) :: out(16)     ! this rank's output lines (printed by rank 0 at the end)
+    integer :: nout
 
     call MPI_Init(ierr)
+    out = ' '
+    nout = 0
     call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
     s = np * (np - 1) / 2
@@ -30,7 +35,8 @@ contains
     call MPI_Allreduce(MPI_IN_PLACE, dv, 2, MPI_DOUBLE_PRECISION, MPI_MAX, MPI_COMM_WORLD, ierr)
     call check(dv(1) == 0.5d0 * (np - 1) .and. dv(2) == 0.0d0, me, 'allreduce in place (max)')
     t = MPI_Wtime()
-    print '(A,I0,A,3(1X,I0),A,F12.9)', 'rank ', me, ': allreduce', iv, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,3(1X,I0),A,F12.9)') 'rank ', me, ': allreduce', iv, ' t=', t
 
     ! reduce to root np-1, the root in place
     root = np - 1
@@ -45,7 +51,8 @@ contains
       call check(all_eq(iv, [me + 1, 1, me * me]), me, 'reduce changed a non-root send buffer')
     end if
     t = MPI_Wtime()
-    print '(A,I0,A,3(1X,I0),A,F12.9)', 'rank ', me, ': reduce', iv, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,3(1X,I0),A,F12.9)') 'rank ', me, ': reduce', iv, ' t=', t
 
     ! bcast from rank 1 % np
     root = modulo(1, np)
@@ -62,7 +69,8 @@ contains
     call MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ag, 2, MPI_INTEGER, MPI_COMM_WORLD, ierr)
     call check(all_eq(ag, [((100 * j + i, j = 0, 1), i = 0, np - 1)]), me, 'allgather in place')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': allgather sum ', sum(ag), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': allgather sum ', sum(ag), ' t=', t
 
     ! gather to root 0, the root in place
     ag = -1
@@ -74,7 +82,8 @@ contains
       call MPI_Gather([me, 100 + me], 2, MPI_INTEGER, ag, 2, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
     end if
     t = MPI_Wtime()
-    print '(A,I0,A,F12.9)', 'rank ', me, ': gather t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F12.9)') 'rank ', me, ': gather t=', t
     deallocate(ag)
 
     ! scatterv from root 0: rank i gets i+1 integers (10*i + k); first normal, then the root in place
@@ -106,7 +115,8 @@ contains
       call check(all_eq(rbuf, [(10 * me + j, j = 1, me + 1)]), me, 'scatterv (root in place)')
     end if
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': scatterv got ', sum(rbuf), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': scatterv got ', sum(rbuf), ' t=', t
     deallocate(counts, displs, sbuf, rbuf)
 
     ! alltoall: rank me sends 1000*me + j to rank j
@@ -116,7 +126,8 @@ contains
     call MPI_Alltoall(sbuf, 1, MPI_INTEGER, rbuf, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
     call check(all_eq(rbuf, [(1000 * j + me, j = 0, np - 1)]), me, 'alltoall')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': alltoall sum ', sum(rbuf), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': alltoall sum ', sum(rbuf), ' t=', t
     deallocate(sbuf, rbuf)
 
     ! scan: inclusive prefix sums, then in place
@@ -127,12 +138,15 @@ contains
     call MPI_Scan(MPI_IN_PLACE, part, 2, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
     call check(part(2) == (me + 1) * (me + 2) / 2, me, 'scan in place')
     t = MPI_Wtime()
-    print '(A,I0,A,2(1X,I0),A,F12.9)', 'rank ', me, ': scan', part, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,2(1X,I0),A,F12.9)') 'rank ', me, ': scan', part, ' t=', t
     deallocate(part)
 
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,F12.9)', 'rank ', me, ': collectives ok t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F12.9)') 'rank ', me, ': collectives ok t=', t
+    call emit_all(out, me, np)
     call MPI_Finalize(ierr)
   end subroutine run
 
@@ -141,6 +155,25 @@ contains
     all_eq = size(a) == size(b)
     if (all_eq) all_eq = all(a == b)
   end function all_eq
+
+  ! Rank 0 prints every rank's lines in rank order: lines written by several native processes can be cut
+  ! and interleaved by the launcher.
+  subroutine emit_all(out, me, np)
+    use mpi
+    character(len=*), intent(in) :: out(:)
+    integer, intent(in) :: me, np
+    character(len=len(out)), allocatable :: lines(:)
+    integer :: ierr, i
+    allocate(lines(size(out) * merge(np, 1, me == 0)))
+    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
+                    MPI_COMM_WORLD, ierr)
+    if (me == 0) then
+      do i = 1, size(lines)
+        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
+      end do
+    end if
+    deallocate(lines)
+  end subroutine emit_all
 
   subroutine check(ok, me, what)
     use mpi

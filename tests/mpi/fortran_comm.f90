@@ -3,6 +3,7 @@
 ! with a C helper (fortran_comm_helper.c): Fortran handles used from C through MPI_Comm_f2c, and a
 ! communicator created in C used from Fortran through MPI_Comm_c2f. Each rank checks its results and prints
 ! one line per check with its MPI_Wtime (cpu model "none"). State lives in the recursive subroutine `run`.
+! Rank 0 prints all ranks' lines at the end (gathered with MPI_Gather of MPI_CHARACTER), in rank order.
 program fortran_comm
   use iso_c_binding, only: c_int
   implicit none
@@ -33,8 +34,12 @@ contains
     integer :: ierr, me, np, color, sub, subme, subnp, sum, dup, res, val, i, cc, crank, csize, csum
     integer :: st(MPI_STATUS_SIZE)
     double precision :: t
+    character(len=120) :: out(16)     ! this rank's output lines (printed by rank 0 at the end)
+    integer :: nout
 
     call MPI_Init(ierr)
+    out = ' '
+    nout = 0
     call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
     call check(np >= 2, me, 'needs at least 2 ranks')
@@ -52,7 +57,8 @@ contains
     csum = fhelper_rank_sum(sub, crank, csize)
     call check(crank == subme .and. csize == subnp .and. csum == subnp * (subnp - 1) / 2, me, 'f2c on split comm')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,I0,A,I0,A,I0,A,F12.9)', 'rank ', me, ': split colour ', color, ' rank ', subme, &
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': split colour ', color, ' rank ', subme, &
       ' of ', subnp, ' sum ', sum, ' t=', t
 
     ! dup: the same tag on world and on the duplicate must not cross
@@ -72,7 +78,8 @@ contains
     end if
     call MPI_Barrier(dup, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,F12.9)', 'rank ', me, ': dup isolated t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F12.9)') 'rank ', me, ': dup isolated t=', t
 
     ! handle conversion both ways
     call check(fhelper_world_c2f() == MPI_COMM_WORLD, me, 'c2f(MPI_COMM_WORLD) differs from Fortran''s')
@@ -90,7 +97,8 @@ contains
     call check(val == modulo(me, 2) + 2 * ((np - 1 - modulo(me, 2)) / 2 - i), me, 'comm from C: sendrecv')
     call check(fhelper_free(cc) == 1 .and. cc == MPI_COMM_NULL, me, 'free in C')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,I0,A,I0,A,F12.9)', 'rank ', me, ': c comm rank ', crank, ' of ', csize, &
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': c comm rank ', crank, ' of ', csize, &
       ' got ', val, ' t=', t
 
     call MPI_Comm_free(sub, ierr)
@@ -98,7 +106,9 @@ contains
     call check(sub == MPI_COMM_NULL .and. dup == MPI_COMM_NULL, me, 'comm_free did not reset the handles')
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,F12.9)', 'rank ', me, ': communicators ok t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F12.9)') 'rank ', me, ': communicators ok t=', t
+    call emit_all(out, me, np)
     call MPI_Finalize(ierr)
   end subroutine run
 
@@ -110,6 +120,25 @@ contains
       sum_of_colour = sum_of_colour + r
     end do
   end function sum_of_colour
+
+  ! Rank 0 prints every rank's lines in rank order: lines written by several native processes can be cut
+  ! and interleaved by the launcher.
+  subroutine emit_all(out, me, np)
+    use mpi
+    character(len=*), intent(in) :: out(:)
+    integer, intent(in) :: me, np
+    character(len=len(out)), allocatable :: lines(:)
+    integer :: ierr, i
+    allocate(lines(size(out) * merge(np, 1, me == 0)))
+    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
+                    MPI_COMM_WORLD, ierr)
+    if (me == 0) then
+      do i = 1, size(lines)
+        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
+      end do
+    end if
+    deallocate(lines)
+  end subroutine emit_all
 
   subroutine check(ok, me, what)
     use mpi

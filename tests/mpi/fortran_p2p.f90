@@ -3,6 +3,7 @@
 ! probe + get_count over MPI_ANY_SOURCE/MPI_ANY_TAG, and a wildcard receive. Needs at least 2 ranks.
 ! Every rank checks its own data and prints one line per check with its MPI_Wtime (cpu model "none").
 ! All state lives in the recursive subroutine `run` (virtual ranks share globals and SAVEd variables).
+! Rank 0 prints all ranks' lines at the end (gathered with MPI_Gather of MPI_CHARACTER), in rank order.
 program fortran_p2p
   implicit none
   call run()
@@ -18,8 +19,12 @@ contains
     integer, allocatable :: ivar(:)
     character(len=256) :: order
     double precision :: t
+    character(len=120) :: out(16)     ! this rank's output lines (printed by rank 0 at the end)
+    integer :: nout
 
     call MPI_Init(ierr)
+    out = ' '
+    nout = 0
     call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
     call check(np >= 2, me, 'needs at least 2 ranks')
@@ -37,7 +42,8 @@ contains
       call check(st(MPI_SOURCE) == 0 .and. st(MPI_TAG) == 7 .and. cnt == 100, me, 'send/recv status')
       call check(all(dbuf == [(1.5d0 * i, i = 1, 100)]), me, 'send/recv data')
       call check(abs(t - 56.4d-6) < 1d-12, me, 'send/recv arrival time is not 56.4 us')
-      print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': recv ', cnt, ' doubles from 0 at t=', t
+      nout = nout + 1
+      write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': recv ', cnt, ' doubles from 0 at t=', t
     end if
     deallocate(dbuf)
 
@@ -60,7 +66,8 @@ contains
     call MPI_Get_count(sts(:, 2), MPI_INTEGER, cnt, ierr)
     call check(cnt == 1, me, 'get_count on status(:,2)')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,I0,A,F12.9)', 'rank ', me, ': waitall got ', ibuf(1), ' ', ibuf(2), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': waitall got ', ibuf(1), ' ', ibuf(2), ' t=', t
 
     ! 3. the same with MPI_STATUSES_IGNORE (and two values per message)
     ibuf = [-1, -1, me, 3 * me]
@@ -69,7 +76,8 @@ contains
     call MPI_Waitall(2, req, MPI_STATUSES_IGNORE, ierr)
     call check(ibuf(1) == left .and. ibuf(2) == 3 * left, me, 'waitall with MPI_STATUSES_IGNORE')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': statuses_ignore got ', ibuf(2), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': statuses_ignore got ', ibuf(2), ' t=', t
 
     ! 4. sendrecv: shift by 3
     k = min(3, np - 1)
@@ -79,7 +87,8 @@ contains
                       rval, 1, MPI_INTEGER, modulo(me - k, np), 31, MPI_COMM_WORLD, st, ierr)
     call check(rval == 10 * modulo(me - k, np) .and. st(MPI_SOURCE) == modulo(me - k, np), me, 'sendrecv')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': sendrecv got ', rval, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': sendrecv got ', rval, ' t=', t
 
     ! 5. probe + get_count with MPI_ANY_SOURCE/MPI_ANY_TAG: rank r > 0 sends r+1 integers to rank 0
     if (me == 0) then
@@ -97,7 +106,8 @@ contains
         write(order(len_trim(order) + 1:), '(1X,I0)') src
       end do
       t = MPI_Wtime()
-      print '(A,A,A,F12.9)', 'rank 0: probed sources', trim(order), ' t=', t
+      nout = nout + 1
+      write(out(nout), '(A,A,A,F12.9)') 'rank 0: probed sources', trim(order), ' t=', t
     else
       allocate(ivar(me + 1))
       ivar = [(1000 * me + k, k = 1, me + 1)]
@@ -116,13 +126,35 @@ contains
     nfrom = st(MPI_SOURCE)
     call check(nfrom == left .and. st(MPI_TAG) == 40 + modulo(left, 5) .and. rval == 7 * left, me, 'any_source')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': any_source from ', nfrom, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': any_source from ', nfrom, ' t=', t
 
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,F12.9)', 'rank ', me, ': p2p ok t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F12.9)') 'rank ', me, ': p2p ok t=', t
+    call emit_all(out, me, np)
     call MPI_Finalize(ierr)
   end subroutine run
+
+  ! Rank 0 prints every rank's lines in rank order: lines written by several native processes can be cut
+  ! and interleaved by the launcher.
+  subroutine emit_all(out, me, np)
+    use mpi
+    character(len=*), intent(in) :: out(:)
+    integer, intent(in) :: me, np
+    character(len=len(out)), allocatable :: lines(:)
+    integer :: ierr, i
+    allocate(lines(size(out) * merge(np, 1, me == 0)))
+    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
+                    MPI_COMM_WORLD, ierr)
+    if (me == 0) then
+      do i = 1, size(lines)
+        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
+      end do
+    end if
+    deallocate(lines)
+  end subroutine emit_all
 
   subroutine check(ok, me, what)
     use mpi

@@ -4,6 +4,7 @@
 ! MPI_BOTTOM), pack/unpack with MPI_PACKED, type_commit/type_free, type_size/type_get_extent.
 ! Each rank exchanges with its ring neighbours, checks every element and prints one line per check
 ! with its MPI_Wtime (cpu model "none"). State lives in the recursive subroutine `run` only.
+! Rank 0 prints all ranks' lines at the end (gathered with MPI_Gather of MPI_CHARACTER), in rank order.
 program fortran_types
   implicit none
   call run()
@@ -28,8 +29,12 @@ contains
     character :: pbuf(256)
     double precision :: dd(3), de(3)
     double precision :: t
+    character(len=120) :: out(16)     ! this rank's output lines (printed by rank 0 at the end)
+    integer :: nout
 
     call MPI_Init(ierr)
+    out = ' '
+    nout = 0
     call MPI_Comm_rank(MPI_COMM_WORLD, me, ierr)
     call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
     left = modulo(me - 1, np)
@@ -69,7 +74,8 @@ contains
     call MPI_Type_free(vtype, ierr)
     call check(vtype == MPI_DATATYPE_NULL, me, 'type_free did not reset the handle')
     t = MPI_Wtime()
-    print '(A,I0,A,F6.0,A,F12.9)', 'rank ', me, ': vector row ', r(1), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F6.0,A,F12.9)') 'rank ', me, ': vector row ', r(1), ' t=', t
 
     ! 2. subarray: a(2:4, 3:4) on the left neighbour -> c(3:5, 1:2) here
     sizes = [m, n]
@@ -96,7 +102,8 @@ contains
     call MPI_Type_free(stype, ierr)
     call MPI_Type_free(rtype, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,F6.0,A,F12.9)', 'rank ', me, ': subarray corner ', c(3, 1), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F6.0,A,F12.9)') 'rank ', me, ': subarray corner ', c(3, 1), ' t=', t
 
     ! 3. contiguous: 3 elements of a 4-integer type
     call MPI_Type_contiguous(4, MPI_INTEGER, ctype, ierr)
@@ -110,7 +117,8 @@ contains
     call check(all(jv == [(1000 * left + i, i = 1, 12)]), me, 'contiguous data')
     call MPI_Type_free(ctype, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,F12.9)', 'rank ', me, ': contiguous last ', jv(12), ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': contiguous last ', jv(12), ' t=', t
 
     ! 4a. struct with relative displacements, resized to the Fortran array stride
     do i = 1, 4
@@ -157,7 +165,8 @@ contains
     call MPI_Type_free(btype, ierr)
     call MPI_Type_free(rtype, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,I0,1X,I0,A,F12.9)', 'rank ', me, ': struct ids ', pr(4)%id, ival, ' t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,1X,I0,A,F12.9)') 'rank ', me, ': struct ids ', pr(4)%id, ival, ' t=', t
 
     ! 5. pack/unpack: an integer count, then that many doubles, then one more integer
     call MPI_Pack_size(2, MPI_INTEGER, MPI_COMM_WORLD, psize, ierr)
@@ -184,13 +193,35 @@ contains
     call check(all(de == [left * 1d0, left * 2d0, left * 3d0]) .and. ival == left + 42, me, 'unpacked data')
     call check(pos == cnt, me, 'unpack consumed the whole message')
     t = MPI_Wtime()
-    print '(A,I0,A,I0,A,I0,A,F12.9)', 'rank ', me, ': unpacked ', ival, ' from ', cnt, ' bytes t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': unpacked ', ival, ' from ', cnt, ' bytes t=', t
 
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
     t = MPI_Wtime()
-    print '(A,I0,A,F12.9)', 'rank ', me, ': datatypes ok t=', t
+    nout = nout + 1
+    write(out(nout), '(A,I0,A,F12.9)') 'rank ', me, ': datatypes ok t=', t
+    call emit_all(out, me, np)
     call MPI_Finalize(ierr)
   end subroutine run
+
+  ! Rank 0 prints every rank's lines in rank order: lines written by several native processes can be cut
+  ! and interleaved by the launcher.
+  subroutine emit_all(out, me, np)
+    include 'mpif.h'
+    character(len=*), intent(in) :: out(:)
+    integer, intent(in) :: me, np
+    character(len=len(out)), allocatable :: lines(:)
+    integer :: ierr, i
+    allocate(lines(size(out) * merge(np, 1, me == 0)))
+    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
+                    MPI_COMM_WORLD, ierr)
+    if (me == 0) then
+      do i = 1, size(lines)
+        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
+      end do
+    end if
+    deallocate(lines)
+  end subroutine emit_all
 
   subroutine check(ok, me, what)
     implicit none
