@@ -38,7 +38,7 @@ run() {
   per=$(sed -n "s/^$app: time per iteration //p" "$out")
   wall=$(sed -n 's/^xsim: simulator wall time \([0-9.]*\) s/\1/p' "$err")
   rm -f "$out" "$err"
-  awk -v t="$per" -v w="$wall" 'BEGIN { printf "%.1f %s\n", t * 1e6, w }'
+  awk -v t="$per" -v w="$wall" 'BEGIN { printf "%.2f %s\n", t * 1e6, w }'
 }
 
 for app in cg jacobi3d; do
