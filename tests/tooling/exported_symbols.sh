@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # libxsim.so must export only the MPI entry points, xsim's public API and the libc functions it interposes
-# (__libc_start_main, exit, and for privatization __cxa_atexit, __cxa_thread_atexit_impl): everything else
-# is hidden (STYLE.md "Headers and symbols").
+# (__libc_start_main, exit, and for privatization __cxa_atexit, __cxa_thread_atexit_impl) and libgfortran's
+# _gfortran_set_options (to keep xsim's crash handlers in Fortran programs): everything else is hidden
+# (STYLE.md "Headers and symbols").
 set -euo pipefail
 lib=$1
 syms=$(nm -D --defined-only "$lib" | awk '{print $3}')
-extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|__cxa_atexit|__cxa_thread_atexit_impl|_init|_fini)$' || true)
+extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|__cxa_atexit|__cxa_thread_atexit_impl|_gfortran_set_options|_init|_fini)$' || true)
 if [ -n "$extra" ]; then
   echo "unexpected exported symbols:"; echo "$extra"; exit 1
 fi
