@@ -7,6 +7,16 @@
 // the application's handle and every attribute set with the keyval hold one each, so a keyval freed by
 // MPI_Comm_free_keyval stays usable by the callbacks of the attributes still set with it. Callbacks run
 // on the rank's fiber and may call MPI: state is looked up again after every callback.
+// MPICH's Fortran bindings do not call MPI_Comm_get_attr/MPI_Comm_set_attr but MPICH-internal entry points
+// (MPII_Comm_get_attr, MPII_Comm_set_attr, MPII_Keyval_set_proxy); xsim defines those too, so Fortran
+// attributes live here as well: an attribute records how it was set (a C pointer, or a Fortran integer),
+// and a Fortran keyval's callbacks are called through the "proxy" MPICH's bindings register for it. Calls
+// made outside a rank, or by the native MPI itself, go on to the native definitions.
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -22,23 +32,43 @@ namespace {
 
 Engine& E() { return *g_engine; }
 
-constexpr uint32_t kKeyvalKind = 0xa4000000u;
+// Keyval handles: MPICH's keyval object kind with the "invalid" handle kind and index + 1, a form MPICH
+// never hands out (its own comm/type/win keyvals are 0xa4000000 | index), so the two never meet.
+constexpr uint32_t kKeyvalKind = 0x24000000u;
 constexpr uint32_t kKeyvalMask = 0x03ffffffu;
+
+// How an attribute value was given (MPICH's MPIR_Attr_type): a C pointer, or a Fortran integer of address
+// size (MPI_COMM_SET_ATTR) or of default size (MPI_ATTR_PUT).
+enum AttrKind : int { kAttrPtr = 0, kAttrAint = 1, kAttrInt = 3 };
+// The callbacks MPICH's Fortran bindings register for a Fortran keyval (MPII_Attr_copy_proxy and
+// MPII_Attr_delete_proxy): they call the Fortran function with Fortran's conventions.
+using CopyProxy = int(MPI_Comm_copy_attr_function* fn, int handle, int keyval, void* extra, int kind, void* value,
+                      void** out, int* flag);
+using DeleteProxy = int(MPI_Comm_delete_attr_function* fn, int handle, int keyval, int kind, void* value,
+                        void* extra);
 
 struct Keyval {
   MPI_Comm_copy_attr_function* copy = nullptr;
   MPI_Comm_delete_attr_function* del = nullptr;
   void* extra = nullptr;
+  CopyProxy* copy_proxy = nullptr;   // set for Fortran keyvals
+  DeleteProxy* del_proxy = nullptr;
   int refs = 0;        // 0: free slot
   bool freed = false;  // MPI_Comm_free_keyval called: the handle is no longer valid
 };
 std::vector<Keyval> g_keyvals;
 std::vector<uint32_t> g_free_keyvals;
 
+struct Attr {
+  int kv;
+  void* value;
+  int kind;  // AttrKind
+};
+
 struct LocalState {
   bool named = false;
   std::string name;
-  std::vector<std::pair<int, void*>> attrs;  // (keyval, value) in the order first set
+  std::vector<Attr> attrs;  // in the order first set
   MPI_Info info = MPI_INFO_NULL;
 };
 std::unordered_map<uint64_t, LocalState> g_local;
@@ -58,8 +88,8 @@ Keyval* keyval_entry(int kv) {
   uint32_t u = static_cast<uint32_t>(kv);
   if ((u & ~kKeyvalMask) != kKeyvalKind) return nullptr;
   uint32_t i = u & kKeyvalMask;
-  if (i >= g_keyvals.size() || g_keyvals[i].refs <= 0) return nullptr;
-  return &g_keyvals[i];
+  if (i == 0 || i > g_keyvals.size() || g_keyvals[i - 1].refs <= 0) return nullptr;
+  return &g_keyvals[i - 1];
 }
 
 // A keyval handle the application may use (not freed).
@@ -73,7 +103,7 @@ void keyval_unref(int kv) {
   Keyval* k = keyval_entry(kv);
   if (!k || --k->refs > 0) return;
   *k = Keyval{};
-  g_free_keyvals.push_back(static_cast<uint32_t>(kv) & kKeyvalMask);
+  g_free_keyvals.push_back((static_cast<uint32_t>(kv) & kKeyvalMask) - 1);
 }
 
 int keyval_create(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* del, void* extra) {
@@ -85,8 +115,8 @@ int keyval_create(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_functi
     i = static_cast<uint32_t>(g_keyvals.size());
     g_keyvals.emplace_back();
   }
-  g_keyvals[i] = Keyval{copy, del, extra, 1, false};
-  return static_cast<int>(kKeyvalKind | i);
+  g_keyvals[i] = Keyval{copy, del, extra, nullptr, nullptr, 1, false};
+  return static_cast<int>(kKeyvalKind | (i + 1));
 }
 
 void keyval_free(int* kv) {
@@ -100,18 +130,19 @@ void keyval_free(int* kv) {
 bool delete_attr(MPI_Comm comm, int kv) {
   LocalState* s = find_state(comm);
   if (!s) return false;
-  void* value = nullptr;
-  bool found = false;
-  for (auto& [k, v] : s->attrs)
-    if (k == kv) value = v, found = true;
-  if (!found) return false;
+  const Attr* a = nullptr;
+  for (const Attr& x : s->attrs)
+    if (x.kv == kv) a = &x;
+  if (!a) return false;
+  const Attr found = *a;
   if (Keyval* k = keyval_entry(kv); k && k->del) {
-    int rc = k->del(comm, kv, value, k->extra);
+    int rc = k->del_proxy ? k->del_proxy(k->del, comm, kv, found.kind, found.value, k->extra)
+                          : k->del(comm, kv, found.value, k->extra);
     if (rc != MPI_SUCCESS) fail(rc, "the attribute delete callback of keyval " + std::to_string(kv) + " failed");
   }
   if ((s = find_state(comm))) {  // the callback may have changed the state
     for (size_t i = 0; i < s->attrs.size(); ++i)
-      if (s->attrs[i].first == kv) {
+      if (s->attrs[i].kv == kv) {
         s->attrs.erase(s->attrs.begin() + static_cast<long>(i));
         keyval_unref(kv);
         break;
@@ -120,10 +151,10 @@ bool delete_attr(MPI_Comm comm, int kv) {
   return true;
 }
 
-void set_attr(MPI_Comm comm, int kv, void* value) {
+void set_attr(MPI_Comm comm, int kv, void* value, int kind = kAttrPtr) {
   check_keyval(kv);
   delete_attr(comm, kv);  // a value already there goes through its delete callback first
-  state(comm).attrs.emplace_back(kv, value);
+  state(comm).attrs.push_back(Attr{kv, value, kind});
   ++keyval_entry(kv)->refs;
 }
 
@@ -131,7 +162,7 @@ void delete_all_attrs(MPI_Comm comm) {
   for (;;) {
     LocalState* s = find_state(comm);
     if (!s || s->attrs.empty()) return;
-    delete_attr(comm, s->attrs.back().first);  // last set first
+    delete_attr(comm, s->attrs.back().kv);  // last set first
   }
 }
 
@@ -142,32 +173,47 @@ int g_host = MPI_PROC_NULL;
 int g_io = MPI_ANY_SOURCE;
 int g_universe_size = 0;
 int g_appnum = 0;
+bool g_in_native = false;  // inside a native attribute call (MPII_* calls then go to the native MPI)
+
+// The storage of predefined attribute `kv` (the C keyval), or nullptr for one xsim leaves to the native MPI.
+int* predefined(int kv) {
+  g_universe_size = static_cast<int>(E().world_size());
+  switch (kv) {
+    case MPI_TAG_UB: return &g_tag_ub;
+    case MPI_WTIME_IS_GLOBAL: return &g_wtime_is_global;
+    case MPI_HOST: return &g_host;
+    case MPI_IO: return &g_io;
+    case MPI_UNIVERSE_SIZE: return &g_universe_size;
+    case MPI_APPNUM: return &g_appnum;
+    default: return nullptr;
+  }
+}
+
+// A predefined attribute the native MPI keeps (MPI_LASTUSEDCODE: the error codes the application added).
+void native_predefined(int kv, void* value, int* flag) {
+  g_in_native = true;
+  int rc = PMPI_Comm_get_attr(MPI_COMM_WORLD, kv, value, flag);
+  g_in_native = false;
+  if (rc != MPI_SUCCESS) fail(rc, "invalid predefined attribute keyval " + std::to_string(kv));
+}
 
 void get_attr(MPI_Comm comm, int kv, void* value, int* flag) {
   void** out = static_cast<void**>(value);
   *flag = 0;
   if (is_builtin_keyval(kv)) {
-    *flag = 1;
-    g_universe_size = static_cast<int>(E().world_size());
-    switch (kv) {
-      case MPI_TAG_UB: *out = &g_tag_ub; return;
-      case MPI_WTIME_IS_GLOBAL: *out = &g_wtime_is_global; return;
-      case MPI_HOST: *out = &g_host; return;
-      case MPI_IO: *out = &g_io; return;
-      case MPI_UNIVERSE_SIZE: *out = &g_universe_size; return;
-      case MPI_APPNUM: *out = &g_appnum; return;
-      default: {  // e.g. MPI_LASTUSEDCODE: the native MPI keeps the error codes the application added
-        int rc = PMPI_Comm_get_attr(MPI_COMM_WORLD, kv, value, flag);
-        if (rc != MPI_SUCCESS) fail(rc, "invalid predefined attribute keyval " + std::to_string(kv));
-        return;
-      }
+    if (int* p = predefined(kv)) {
+      *out = p;
+      *flag = 1;
+    } else {
+      native_predefined(kv, value, flag);
     }
+    return;
   }
   check_keyval(kv);
   if (LocalState* s = find_state(comm))
-    for (auto& [k, v] : s->attrs)
-      if (k == kv) {
-        *out = v;
+    for (const Attr& a : s->attrs)
+      if (a.kv == kv) {
+        *out = a.value;
         *flag = 1;
         return;
       }
@@ -200,20 +246,22 @@ void comm_local_dup(MPI_Comm old, MPI_Comm dup, bool copy_info) {
   LocalState* s = find_state(old);
   if (!s) return;
   if (copy_info && s->info != MPI_INFO_NULL) PMPI_Info_dup(s->info, &state(dup).info);
-  const std::vector<std::pair<int, void*>> attrs = find_state(old)->attrs;  // callbacks may change it
-  for (auto& [kv, value] : attrs) {
+  const std::vector<Attr> attrs = find_state(old)->attrs;  // callbacks may change it
+  for (const Attr& a : attrs) {
+    const int kv = a.kv;
     Keyval* k = keyval_entry(kv);
     if (!k || !k->copy) continue;  // MPI_COMM_NULL_COPY_FN: not copied
     int flag = 0;
     void* out = nullptr;
-    int rc = k->copy(old, kv, k->extra, value, &out, &flag);
+    int rc = k->copy_proxy ? k->copy_proxy(k->copy, old, kv, k->extra, a.kind, a.value, &out, &flag)
+                           : k->copy(old, kv, k->extra, a.value, &out, &flag);
     if (rc != MPI_SUCCESS) {
       comm_local_free(dup);
       if (Comm* c = comm_lookup(dup)) comm_release(c);
       fail(rc, "the attribute copy callback of keyval " + std::to_string(kv) + " failed");
     }
     if (flag) {
-      state(dup).attrs.emplace_back(kv, out);
+      state(dup).attrs.push_back(Attr{kv, out, a.kind});
       ++keyval_entry(kv)->refs;
     }
   }
@@ -372,3 +420,67 @@ XSIM_API int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info) {
     if (rc != MPI_SUCCESS) fail(rc, "the native MPI could not create the info object");
   });
 }
+
+// ---- MPICH's Fortran bindings ------------------------------------------------------------------------------
+// libmpichfort reaches attributes through these MPICH-internal functions (their MPICH 4 signatures; `kind`
+// is MPIR_Attr_type). Predefined attributes asked with a Fortran keyval (the C keyval + 1) are returned by
+// value, as MPICH does; user attributes come back as stored (the binding converts them).
+
+namespace {
+template <class F>
+F native_fn(const char* name) {
+  void* f = dlsym(RTLD_NEXT, name);
+  if (!f) {
+    std::fprintf(stderr, "xsim: the native MPI does not define %s (MPICH's Fortran bindings need it)\n", name);
+    std::abort();
+  }
+  return reinterpret_cast<F>(f);
+}
+bool to_native() { return g_in_native || !g_engine || !g_engine->in_rank(); }
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int MPII_Comm_get_attr(MPI_Comm comm, int kv, void* value,
+                                                                          int* flag, int kind) {
+  using Fn = int (*)(MPI_Comm, int, void*, int*, int);
+  if (to_native()) return native_fn<Fn>("MPII_Comm_get_attr")(comm, kv, value, flag, kind);
+  return guarded("MPI_Comm_get_attr", comm, [&] {
+    check_comm(comm);
+    const bool fortran_builtin = is_builtin_keyval(kv) && (kv & 1) == 0;
+    if (!fortran_builtin) return get_attr(comm, kv, value, flag);
+    int* p = predefined(kv - 1);
+    int v = 0;
+    if (p) {
+      v = *p;
+      *flag = 1;
+    } else {
+      int* q = nullptr;
+      native_predefined(kv - 1, &q, flag);
+      if (*flag && q) v = *q;
+    }
+    *static_cast<intptr_t*>(value) = v;
+  });
+}
+
+extern "C" __attribute__((visibility("default"))) int MPII_Comm_set_attr(MPI_Comm comm, int kv, void* value,
+                                                                          int kind) {
+  using Fn = int (*)(MPI_Comm, int, void*, int);
+  if (to_native()) return native_fn<Fn>("MPII_Comm_set_attr")(comm, kv, value, kind);
+  return guarded("MPI_Comm_set_attr", comm, [&] {
+    check_comm(comm);
+    refuse_builtin(kv, "set");
+    set_attr(comm, kv, value, kind);
+  });
+}
+
+extern "C" __attribute__((visibility("default"))) void MPII_Keyval_set_proxy(int kv, CopyProxy* copy,
+                                                                              DeleteProxy* del) {
+  Keyval* k = keyval_entry(kv);
+  if (!k) {  // a datatype or window keyval: the native MPI's
+    using Fn = void (*)(int, CopyProxy*, DeleteProxy*);
+    native_fn<Fn>("MPII_Keyval_set_proxy")(kv, copy, del);
+    return;
+  }
+  k->copy_proxy = copy;
+  k->del_proxy = del;
+}
+
