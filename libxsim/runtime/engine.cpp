@@ -119,6 +119,7 @@ std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_
 }
 
 Engine::~Engine() {
+  for (Message* m : applied_) Message::destroy(m);
   for (Rank& r : ranks_) {
     for (Message* m : r.arrivals) Message::destroy(m);
     for (Message* m : r.unexpected) Message::destroy(m);
@@ -159,6 +160,7 @@ void Engine::clean_heap_top() {
 }
 
 bool Engine::heap_has_earlier(const Rank& r) {
+  if (!applied_.empty() && applied_.front()->t_arrive <= r.clock) return true;  // applied first on ties
   clean_heap_top();
   if (heap_.empty()) return false;
   const HeapEntry& e = heap_.front();
@@ -167,7 +169,8 @@ bool Engine::heap_has_earlier(const Rank& r) {
 
 SimTime Engine::local_next_key() {
   clean_heap_top();
-  return heap_.empty() ? SimTime::infinity() : SimTime::from_ps(heap_.front().key);
+  SimTime next = heap_.empty() ? SimTime::infinity() : SimTime::from_ps(heap_.front().key);
+  return applied_.empty() ? next : min(next, applied_.front()->t_arrive);
 }
 
 void Engine::run_window(SimTime window_end) {
@@ -177,6 +180,11 @@ void Engine::run_window(SimTime window_end) {
   };
   for (;;) {
     clean_heap_top();
+    if (!applied_.empty() && applied_.front()->t_arrive < window_end &&
+        (heap_.empty() || applied_.front()->t_arrive.ps() <= heap_.front().key)) {
+      apply_next();  // engine-applied messages go first on ties: a rank resumed at T sees all of them up to T
+      continue;
+    }
     if (heap_.empty() || heap_.front().key >= window_end.ps()) break;
     HeapEntry e = heap_.front();
     std::pop_heap(heap_.begin(), heap_.end(), later);
@@ -422,6 +430,11 @@ void Engine::route(Message* m) {
 }
 
 void Engine::deliver_local(Message* m) {
+  if (m->kind == Message::kApplied) {
+    applied_.push_back(m);
+    std::push_heap(applied_.begin(), applied_.end(), LaterArrival{});
+    return;
+  }
   Rank& d = ranks_[static_cast<size_t>(m->dst - first_local_)];
   if (d.state == RankState::Done) {  // nobody will ever receive it
     Message::destroy(m);
@@ -430,6 +443,58 @@ void Engine::deliver_local(Message* m) {
   d.arrivals.push_back(m);
   std::push_heap(d.arrivals.begin(), d.arrivals.end(), LaterArrival{});
   if (d.state == RankState::Blocked && (!d.queued || m->t_arrive < d.queue_key)) enqueue(d, m->t_arrive);
+}
+
+SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
+  Rank& r = *current_;
+  SimTime latency = net_->message_latency(core_of(r.world), core_of(dst), model_bytes);
+  m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
+  m->seq = r.send_seq++;
+  m->ack_token = -1;
+  m->src = r.world;
+  m->dst = static_cast<int32_t>(dst);
+  m->kind = Message::kApplied;
+  m->pad_ = 0;
+  ++r.stats.messages;
+  r.stats.bytes += model_bytes;
+  SimTime t = m->t_arrive;
+  route(m);
+  return t;
+}
+
+SimTime Engine::send_applied_from(Message* m, int64_t src, int64_t dst, SimTime t, uint64_t model_bytes) {
+  m->t_arrive = t + net_->message_latency(core_of(src), core_of(dst), model_bytes);
+  // After every message the rank itself sends at the same time: hooks run in an order that does not
+  // depend on N, but their count here does (other processes' hooks), so they never tie with rank sends.
+  m->seq = (1ull << 63) | applied_seq_++;
+  m->ack_token = -1;
+  m->src = static_cast<int32_t>(src);
+  m->dst = static_cast<int32_t>(dst);
+  m->kind = Message::kApplied;
+  m->pad_ = 0;
+  SimTime arrive = m->t_arrive;
+  route(m);
+  return arrive;
+}
+
+void Engine::wake(int64_t world, SimTime t) {
+  Rank* r = local_rank(world);
+  if (!r || r->state != RankState::Blocked) return;
+  if (!r->queued || t < r->queue_key) enqueue(*r, t);
+}
+
+void Engine::apply_next() {
+  std::pop_heap(applied_.begin(), applied_.end(), LaterArrival{});
+  Message* m = applied_.back();
+  applied_.pop_back();
+  Rank* d = local_rank(m->dst);
+  if (priv_ && d) priv_->enter(static_cast<size_t>(d->index));  // the memory it touches is that rank's
+  AppliedHook hook = m->src_in_comm >= 0 && m->src_in_comm < kAppliedFamilies ? applied_hooks_[m->src_in_comm]
+                                                                              : nullptr;
+  if (hook)
+    hook(m);
+  else
+    Message::destroy(m);
 }
 
 void Engine::process_arrivals(Rank& r, SimTime upto) {

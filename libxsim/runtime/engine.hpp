@@ -47,9 +47,11 @@ struct Message {
   int32_t dst;          // receiver, world rank
   int32_t src_in_comm;  // sender's rank in the communicator (what MPI_SOURCE reports)
   int32_t tag;
-  int32_t kind;         // kData or kAck
+  int32_t kind;         // kData, kAck or kApplied
   int32_t pad_;
-  static constexpr int32_t kData = 0, kAck = 1;
+  // kApplied: applied by the destination's engine, not matched by a receive (one-sided operations, shared
+  // file pointers): `ctx` names the object, `tag` the operation, `src_in_comm` the family whose hook applies it.
+  static constexpr int32_t kData = 0, kAck = 1, kApplied = 2;
   char* payload() { return reinterpret_cast<char*>(this + 1); }
   static Message* create(uint64_t bytes);
   static void destroy(Message* m);
@@ -230,6 +232,35 @@ class Engine {
   using ProgressHook = void (*)(Rank&);
   void set_progress_hook(ProgressHook hook) { progress_hook_ = hook; }
 
+  // Engine-applied messages (kind kApplied: one-sided operations, shared file pointers; docs/rma.md). They
+  // bypass matching: the destination's native process applies each one, in the order (t_arrive, source,
+  // send order) interleaved with its ranks in virtual time, by calling its family's hook (which owns it)
+  // with no rank current and the destination rank's globals in place. So an operation on a rank's memory
+  // takes effect at its arrival time whatever that rank is doing, and identically for any N.
+  static constexpr int kAppliedFamilies = 4;
+  using AppliedHook = void (*)(Message* m);
+  void set_applied_hook(int family, AppliedHook hook) { applied_hooks_[family] = hook; }
+  // [rank] Sends `m` (payload, ctx, tag and family filled in) from the current rank to world rank `dst`,
+  // leaving at its clock and costing the network latency of `model_bytes` (per-pair FIFO order as for every
+  // send). Returns the arrival time.
+  SimTime send_applied(Message* m, int64_t dst, uint64_t model_bytes);
+  // [hook] Sends `m` on behalf of local world rank `src`, leaving at virtual time `t`.
+  SimTime send_applied_from(Message* m, int64_t src, int64_t dst, SimTime t, uint64_t model_bytes);
+  // [hook] A blocked local rank is resumed at virtual time `t` (to re-check what it waits for).
+  void wake(int64_t world, SimTime t);
+  // [rank] Blocks until `done()` holds: checked once the rank is the earliest of its process (so every
+  // message applied up to its clock has been applied) and again after every wake-up.
+  template <class Done>
+  void wait_until(Done&& done, const BlockInfo& why) {
+    yield_if_ahead();
+    for (;;) {
+      process_arrivals(*current_, current_->clock);
+      progress(*current_);
+      if (done()) return;
+      block(why);
+    }
+  }
+
   // --- [rank] lifecycle ------------------------------------------------------------------------------
   [[noreturn]] void rank_exit(int code);          // exit() called by the application
   [[noreturn]] void abort_simulation(int code, const std::string& why);
@@ -299,6 +330,10 @@ class Engine {
   std::vector<int32_t> free_requests_;
   std::unique_ptr<native::Exchange> exchange_;
   ProgressHook progress_hook_ = nullptr;
+  std::vector<Message*> applied_;           // engine-applied messages not yet applied: min-heap on arrival order
+  AppliedHook applied_hooks_[kAppliedFamilies] = {};
+  uint64_t applied_seq_ = 0;                // send order of the messages hooks send (after the ranks' own)
+  void apply_next();
   SimTime out_min_ = SimTime::infinity();   // earliest arrival among messages sent off-process this window
   bool deadlock_reporting_ = false;
   int64_t unfinished_local_ = 0;

@@ -1,7 +1,7 @@
 /* Exit codes and argument handling. Every rank checks that no -xsim-* argument reached it and that its
  * argv is its own copy (it overwrites it). Mode (argv[1]): "ok" -> exit 0; "exit" -> rank 2 calls exit(7)
  * after MPI_Finalize while the others return 0; "return" -> rank 1 returns 5 from main;
- * "abort" -> rank 1 calls MPI_Abort(MPI_COMM_WORLD, 9); "unsupported" -> calls MPI_Win_fence. */
+ * "abort" -> rank 1 calls MPI_Abort(MPI_COMM_WORLD, 9); "unsupported" -> calls MPI_Comm_spawn. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,10 @@ int main(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   if (me == 0) printf("exit_codes: %d ranks, argc %d, mode %s, argv[0][0] %c\n", np, argc, mode, argv[0][0]);
   if (!strcmp(mode, "abort") && me == 1) MPI_Abort(MPI_COMM_WORLD, 9);
-  if (!strcmp(mode, "unsupported") && me == 0) MPI_Win_fence(0, MPI_WIN_NULL);
+  if (!strcmp(mode, "unsupported") && me == 0) {
+    MPI_Comm child;
+    MPI_Comm_spawn("none", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &child, MPI_ERRCODES_IGNORE);
+  }
   MPI_Finalize();
   if (!strcmp(mode, "exit") && me == 2) exit(7);
   if (!strcmp(mode, "return") && me == 1) return 5;

@@ -1,0 +1,298 @@
+// Datatype flattening (see flatten.hpp). Layer: libxsim/native.
+// Derived datatypes are decoded by their constructor (MPI_Type_get_envelope/get_contents, recursively):
+// contiguous, vector, hvector, indexed, hindexed, indexed_block, hindexed_block, struct, subarray, resized
+// and dup. Everything else (darray, the Fortran-kind types, padded named types such as MPI_DOUBLE_INT) is
+// decoded by packing a labelled copy of one element with the native MPI: each packed byte then names the
+// offset it came from. That is exact for every datatype and costs one pass over the element's span per
+// byte of label, so it is kept for the types whose span is small or that have no other decoding.
+#include "native/flatten.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "native/datatype.hpp"
+
+namespace xsim::native {
+namespace {
+
+[[noreturn]] void fail(int rc, const char* call) {
+  char text[MPI_MAX_ERROR_STRING] = {0};
+  int len = 0;
+  if (PMPI_Error_string(rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "error code %d", rc);
+  throw MpiError(rc, std::string("native ") + call + " failed: " + text);
+}
+inline void check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) fail(rc, call);
+}
+
+void emit(std::vector<Run>& out, int64_t off, int64_t len) {
+  if (len <= 0) return;
+  if (!out.empty() && out.back().offset + out.back().length == off) {
+    out.back().length += len;
+    return;
+  }
+  out.push_back({off, len});
+}
+
+void emit_all(std::vector<Run>& out, const std::vector<Run>& runs, int64_t base) {
+  for (const Run& r : runs) emit(out, base + r.offset, r.length);
+}
+
+int64_t extent_of(MPI_Datatype t) {
+  MPI_Count lb = 0, extent = 0;
+  check(PMPI_Type_get_extent_x(t, &lb, &extent), "MPI_Type_get_extent_x");
+  return static_cast<int64_t>(extent);
+}
+
+// The contents of a derived datatype; inner derived handles are freed on destruction.
+struct Contents {
+  int combiner = 0;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> addrs;
+  std::vector<MPI_Datatype> types;
+  explicit Contents(MPI_Datatype t) {
+    int ni = 0, na = 0, nd = 0;
+    check(PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
+    if (combiner == MPI_COMBINER_NAMED) return;
+    ints.resize(static_cast<size_t>(ni));
+    addrs.resize(static_cast<size_t>(na));
+    types.resize(static_cast<size_t>(nd));
+    check(PMPI_Type_get_contents(t, ni, na, nd, ints.data(), addrs.data(), types.data()), "MPI_Type_get_contents");
+  }
+  ~Contents() {
+    for (MPI_Datatype& d : types)
+      if (!type_is_named(d)) PMPI_Type_free(&d);
+  }
+  Contents(const Contents&) = delete;
+  Contents& operator=(const Contents&) = delete;
+};
+
+// One element of `t` by packing labelled copies (see the file comment).
+std::vector<Run> by_packing(MPI_Datatype t) {
+  const uint64_t size = type_size(t);
+  std::vector<Run> out;
+  if (size == 0) return out;
+  const Extent te = type_true_extent(t);
+  const size_t span = static_cast<size_t>(std::max<MPI_Aint>(te.extent, 1));
+  std::vector<unsigned char> image(span), packed(static_cast<size_t>(size));
+  std::vector<uint64_t> from(static_cast<size_t>(size), 0);
+  char* base = reinterpret_cast<char*>(image.data()) - te.lb;  // element address: byte i of image is offset lb+i
+  for (unsigned shift = 0; shift < 64 && (shift == 0 || (span - 1) >> shift); shift += 8) {
+    for (size_t i = 0; i < span; ++i) image[i] = static_cast<unsigned char>(i >> shift);
+    pack(base, 1, t, packed.data());
+    for (size_t k = 0; k < packed.size(); ++k) from[k] |= static_cast<uint64_t>(packed[k]) << shift;
+  }
+  for (size_t k = 0; k < from.size(); ++k) emit(out, te.lb + static_cast<int64_t>(from[k]), 1);
+  return out;
+}
+
+std::vector<Run> element(MPI_Datatype t, int depth);
+
+// Runs of `blocklen` consecutive elements of `old` starting at byte `at`, appended to `out`.
+void block(std::vector<Run>& out, const std::vector<Run>& old, int64_t old_extent, int64_t at, int64_t blocklen) {
+  for (int64_t j = 0; j < blocklen; ++j) emit_all(out, old, at + j * old_extent);
+}
+
+std::vector<Run> subarray(const Contents& c, int depth) {
+  const int n = c.ints[0];
+  const int* sizes = &c.ints[1];
+  const int* subsizes = &c.ints[1 + n];
+  const int* starts = &c.ints[1 + 2 * n];
+  const bool fortran = c.ints[1 + 3 * n] == MPI_ORDER_FORTRAN;
+  const std::vector<Run> old = element(c.types[0], depth + 1);
+  const int64_t ext = extent_of(c.types[0]);
+  // stride (in elements) of each dimension; dims listed from the fastest varying
+  std::vector<int> dim(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) dim[static_cast<size_t>(i)] = fortran ? i : n - 1 - i;
+  std::vector<int64_t> stride(static_cast<size_t>(n));
+  int64_t s = 1;
+  for (int i = 0; i < n; ++i) {
+    stride[static_cast<size_t>(dim[static_cast<size_t>(i)])] = s;
+    s *= sizes[dim[static_cast<size_t>(i)]];
+  }
+  std::vector<Run> out;
+  for (int i = 0; i < n; ++i)
+    if (subsizes[i] == 0) return out;
+  std::vector<int64_t> idx(static_cast<size_t>(n), 0);
+  const int fast = dim[0];
+  for (;;) {
+    int64_t first = 0;
+    for (int d = 0; d < n; ++d) first += (starts[d] + idx[static_cast<size_t>(d)]) * stride[static_cast<size_t>(d)];
+    block(out, old, ext, first * ext, subsizes[fast]);
+    int i = 1;
+    for (; i < n; ++i) {
+      int d = dim[static_cast<size_t>(i)];
+      if (++idx[static_cast<size_t>(d)] < subsizes[d]) break;
+      idx[static_cast<size_t>(d)] = 0;
+    }
+    if (i >= n) break;
+  }
+  return out;
+}
+
+std::vector<Run> element(MPI_Datatype t, int depth) {
+  if (depth > 64) throw MpiError(MPI_ERR_TYPE, "datatype nested too deeply to flatten");
+  Contents c(t);
+  std::vector<Run> out;
+  switch (c.combiner) {
+    case MPI_COMBINER_NAMED:
+      if (type_is_contiguous(t)) {
+        emit(out, 0, static_cast<int64_t>(type_size(t)));
+        return out;
+      }
+      return by_packing(t);
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:  // resizing moves the bounds, not the data
+      return element(c.types[0], depth + 1);
+    case MPI_COMBINER_CONTIGUOUS: {
+      const std::vector<Run> old = element(c.types[0], depth + 1);
+      block(out, old, extent_of(c.types[0]), 0, c.ints[0]);
+      return out;
+    }
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_HVECTOR_INTEGER: {
+      const std::vector<Run> old = element(c.types[0], depth + 1);
+      const int64_t ext = extent_of(c.types[0]);
+      const int64_t stride = c.combiner == MPI_COMBINER_VECTOR ? int64_t{c.ints[2]} * ext
+                             : c.addrs.empty()                  ? int64_t{c.ints[2]}
+                                                                : static_cast<int64_t>(c.addrs[0]);
+      for (int i = 0; i < c.ints[0]; ++i) block(out, old, ext, i * stride, c.ints[1]);
+      return out;
+    }
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_HINDEXED_INTEGER: {
+      const std::vector<Run> old = element(c.types[0], depth + 1);
+      const int64_t ext = extent_of(c.types[0]);
+      const int n = c.ints[0];
+      for (int i = 0; i < n; ++i) {
+        int64_t at = c.combiner == MPI_COMBINER_INDEXED ? int64_t{c.ints[1 + n + i]} * ext
+                     : c.addrs.empty()                   ? int64_t{c.ints[1 + n + i]}
+                                                         : static_cast<int64_t>(c.addrs[static_cast<size_t>(i)]);
+        block(out, old, ext, at, c.ints[1 + i]);
+      }
+      return out;
+    }
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK: {
+      const std::vector<Run> old = element(c.types[0], depth + 1);
+      const int64_t ext = extent_of(c.types[0]);
+      const int n = c.ints[0];
+      for (int i = 0; i < n; ++i) {
+        int64_t at = c.combiner == MPI_COMBINER_INDEXED_BLOCK ? int64_t{c.ints[2 + i]} * ext
+                                                              : static_cast<int64_t>(c.addrs[static_cast<size_t>(i)]);
+        block(out, old, ext, at, c.ints[1]);
+      }
+      return out;
+    }
+    case MPI_COMBINER_STRUCT:
+    case MPI_COMBINER_STRUCT_INTEGER: {
+      const int n = c.ints[0];
+      for (int i = 0; i < n; ++i) {
+        const std::vector<Run> old = element(c.types[static_cast<size_t>(i)], depth + 1);
+        int64_t at = c.addrs.empty() ? int64_t{c.ints[1 + n + i]} : static_cast<int64_t>(c.addrs[static_cast<size_t>(i)]);
+        block(out, old, extent_of(c.types[static_cast<size_t>(i)]), at, c.ints[1 + i]);
+      }
+      return out;
+    }
+    case MPI_COMBINER_SUBARRAY:
+      return subarray(c, depth);
+    default:
+      return by_packing(t);
+  }
+}
+
+MPI_Datatype basic_of(MPI_Datatype t, int depth) {
+  if (depth > 64) return MPI_DATATYPE_NULL;
+  Contents c(t);
+  if (c.combiner == MPI_COMBINER_NAMED) return t;
+  if (c.combiner == MPI_COMBINER_F90_REAL || c.combiner == MPI_COMBINER_F90_COMPLEX ||
+      c.combiner == MPI_COMBINER_F90_INTEGER)
+    return t;
+  MPI_Datatype found = MPI_DATATYPE_NULL;
+  for (MPI_Datatype inner : c.types) {
+    MPI_Datatype b = basic_of(inner, depth + 1);
+    if (b == MPI_DATATYPE_NULL || (found != MPI_DATATYPE_NULL && b != found)) return MPI_DATATYPE_NULL;
+    found = b;
+  }
+  return found;
+}
+
+}  // namespace
+
+std::vector<Run> flatten(MPI_Datatype t, int64_t count) {
+  std::vector<Run> out;
+  if (count <= 0 || type_size(t) == 0) return out;
+  if (type_is_contiguous(t)) {
+    emit(out, 0, static_cast<int64_t>(type_size(t)) * count);
+    return out;
+  }
+  const std::vector<Run> one = element(t, 0);
+  const int64_t ext = extent_of(t);
+  out.reserve(one.size() * static_cast<size_t>(std::min<int64_t>(count, 1 << 16)));
+  for (int64_t i = 0; i < count; ++i) emit_all(out, one, i * ext);
+  return out;
+}
+
+int64_t runs_bytes(const std::vector<Run>& runs) {
+  int64_t n = 0;
+  for (const Run& r : runs) n += r.length;
+  return n;
+}
+
+void gather_runs(const void* base, const std::vector<Run>& runs, void* out) {
+  char* o = static_cast<char*>(out);
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);  // integer arithmetic: base may be MPI_BOTTOM
+  for (const Run& r : runs) {
+    std::memcpy(o, reinterpret_cast<const void*>(b + static_cast<uintptr_t>(r.offset)), static_cast<size_t>(r.length));
+    o += r.length;
+  }
+}
+
+void scatter_runs(const void* in, const std::vector<Run>& runs, void* base) {
+  const char* i = static_cast<const char*>(in);
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+  for (const Run& r : runs) {
+    std::memcpy(reinterpret_cast<void*>(b + static_cast<uintptr_t>(r.offset)), i, static_cast<size_t>(r.length));
+    i += r.length;
+  }
+}
+
+MPI_Datatype basic_type(MPI_Datatype t) { return basic_of(t, 0); }
+
+bool type_is_named(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return true;
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  check(PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
+  return combiner == MPI_COMBINER_NAMED;
+}
+
+MPI_Datatype type_keep(MPI_Datatype t) {
+  if (type_is_named(t)) return t;
+  MPI_Datatype d = MPI_DATATYPE_NULL;
+  check(PMPI_Type_dup(t, &d), "MPI_Type_dup");
+  return d;
+}
+
+void type_release(MPI_Datatype t) {
+  if (type_is_named(t)) return;
+  PMPI_Type_free(&t);
+}
+
+std::string error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING] = {0};
+  int len = 0;
+  if (PMPI_Error_string(code, text, &len) != MPI_SUCCESS) return "error code " + std::to_string(code);
+  return text;
+}
+
+MPI_Info info_create() {
+  MPI_Info info = MPI_INFO_NULL;
+  check(PMPI_Info_create(&info), "MPI_Info_create");
+  return info;
+}
+
+}  // namespace xsim::native

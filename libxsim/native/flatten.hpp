@@ -1,0 +1,43 @@
+// Datatype flattening: where the data bytes of `count` elements of a datatype lie, as (offset, length)
+// runs relative to the buffer address, in type-map order (the order MPI_Pack visits the bytes), adjacent
+// runs merged. One-sided operations send such runs to the target instead of a datatype handle (handles are
+// local to a native process and may be freed while an operation is in flight), and MPI-IO maps a view's
+// filetype onto file offsets with them. Layer: libxsim/native (asks the native MPI through PMPI_* only).
+// Contract: gathering the bytes of the runs in order gives exactly MPI_Pack's output (native data
+// representation); scattering packed bytes over them is MPI_Unpack. Pure functions; any fiber.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xsim::native {
+
+struct Run {
+  int64_t offset;  // bytes from the buffer address (may be negative: datatypes with negative displacements)
+  int64_t length;  // bytes, > 0
+};
+
+// Runs of `count` elements of `t` (element i at i x extent(t)). Throws MpiError for an invalid type.
+std::vector<Run> flatten(MPI_Datatype t, int64_t count);
+// Total bytes of a run list.
+int64_t runs_bytes(const std::vector<Run>& runs);
+// Copies the bytes of `runs` at `base` into `out`, in order (a pack), or back (an unpack).
+void gather_runs(const void* base, const std::vector<Run>& runs, void* out);
+void scatter_runs(const void* in, const std::vector<Run>& runs, void* base);
+
+// The one predefined datatype every basic element of `t` is (MPI_INT for a vector of ints), or
+// MPI_DATATYPE_NULL when `t` mixes several (the accumulate operations need one).
+MPI_Datatype basic_type(MPI_Datatype t);
+bool type_is_named(MPI_Datatype t);
+// A handle of one's own to `t` (a duplicate for derived types; named types are returned as they are), so
+// that the application may free its handle; release it with type_release.
+MPI_Datatype type_keep(MPI_Datatype t);
+void type_release(MPI_Datatype t);
+
+// Odds and ends the one-sided and MPI-IO entry points ask the native MPI.
+std::string error_text(int code);  // MPI_Error_string
+MPI_Info info_create();            // a new empty info object (MPI_Win_get_info, MPI_File_get_info)
+
+}  // namespace xsim::native
