@@ -15,6 +15,9 @@
 #include <system_error>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <toml++/toml.h>
 
 #include "network_config.hpp"
@@ -33,7 +36,8 @@ constexpr int64_t kMaxRanks = INT_MAX;  // ranks and endpoints are C ints in MPI
 // The option table: one row per option; the command line, the environment and help_text() read it.
 
 enum class Opt {
-  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, report, privatize, privatize_libs, print_config, help
+  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, report, privatize, privatize_libs, trace, trace_format,
+  trace_buffer, stats, stats_matrix, progress, print_config, help
 };
 
 struct OptionDef {
@@ -62,6 +66,17 @@ constexpr OptionDef kOptions[] = {
      "each virtual rank gets its own globals and statics (auto: when a process holds several ranks and they fit)"},
     {Opt::privatize_libs, "privatize-libs", "XSIM_PRIVATIZE_LIBS", "LIB[,LIB...]",
      "also privatize the globals of these shared libraries (file names, e.g. libfoo.so)"},
+    {Opt::trace, "trace", "XSIM_TRACE", "FILE",
+     "trace every rank's MPI calls and messages in virtual time: FILE.otf2 (OTF2) and FILE.json (Chrome/Perfetto)"},
+    {Opt::trace_format, "trace-format", "XSIM_TRACE_FORMAT", "otf2|json|both", "which trace files to write"},
+    {Opt::trace_buffer, "trace-buffer", "XSIM_TRACE_BUFFER", "SIZE",
+     "trace events a native process keeps in memory before moving them to a spill file next to FILE"},
+    {Opt::stats, "stats", "XSIM_STATS", "PREFIX",
+     "write statistics: PREFIX.ranks.csv/.json, PREFIX.functions.csv/.json, PREFIX.matrix.csv/.json"},
+    {Opt::stats_matrix, "stats-matrix", "XSIM_STATS_MATRIX", "N",
+     "communication matrix rows: per rank up to N ranks, else per simulated node (if at most N), else N rank blocks"},
+    {Opt::progress, "progress", "XSIM_PROGRESS", "auto|on|off",
+     "progress line on stderr (virtual time, ranks finished, messages/s); auto: when stderr is a terminal"},
     {Opt::print_config, "print-config", "XSIM_PRINT_CONFIG", nullptr,
      "print the effective configuration as TOML"},
     {Opt::help, "help", "XSIM_HELP", nullptr, "print this help"},
@@ -250,6 +265,55 @@ bool to_bool(std::string_view v, const std::string& where) {
   if (!parse_bool(v, b)) fail(where, quoted(v) + " is not on or off (also accepted: true/false, yes/no, 1/0)");
   return b;
 }
+
+std::string to_output_path(std::string_view v, const std::string& where, const char* what) {
+  if (v.empty()) fail(where, std::string("give the ") + what + ", e.g. out/run1");
+  if (v.back() == '/') fail(where, quoted(v) + " names a directory; give a file name prefix in it, e.g. " + std::string(v) + "run1");
+  // The directory must be there before a long run, not found missing at its end.
+  std::string path(v);
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    fail(where, "directory " + quoted(dir) + " of " + quoted(v) + " does not exist; create it first (mkdir -p " + dir + ")");
+  if (access(dir.c_str(), W_OK) != 0) fail(where, "directory " + quoted(dir) + " of " + quoted(v) + " is not writable");
+  return path;
+}
+
+void to_trace_format(std::string_view v, const std::string& where, Options& o) {
+  if (v == "both" || v == "otf2,json" || v == "json,otf2") o.trace_otf2 = o.trace_json = true;
+  else if (v == "otf2") o.trace_otf2 = true, o.trace_json = false;
+  else if (v == "json") o.trace_otf2 = false, o.trace_json = true;
+  else fail(where, "unknown trace format " + quoted(v) + "; give otf2, json or both" + suggestion(v, {"otf2", "json", "both"}));
+}
+
+const char* trace_format_name(const Options& o) {
+  return o.trace_otf2 && o.trace_json ? "both" : o.trace_otf2 ? "otf2" : "json";
+}
+
+uint64_t to_trace_buffer(std::string_view v, const std::string& where) {
+  uint64_t b = 0;
+  try {
+    b = parse_size(v);
+  } catch (const std::invalid_argument& e) {
+    fail(where, e.what());
+  }
+  if (b < 4096) fail(where, "trace buffer " + format_size(b) + " is too small; give at least 4K (e.g. 64M)");
+  return b;
+}
+
+ProgressMode to_progress(std::string_view v, const std::string& where) {
+  if (v == "auto") return ProgressMode::automatic;
+  bool b = false;
+  if (!parse_bool(v, b)) fail(where, quoted(v) + " is not auto, on or off" + suggestion(v, {"auto", "on", "off"}));
+  return b ? ProgressMode::on : ProgressMode::off;
+}
+
+const char* progress_name(ProgressMode m) {
+  return m == ProgressMode::automatic ? "auto" : m == ProgressMode::on ? "on" : "off";
+}
+
+constexpr int64_t kMaxMatrix = 4096;
 
 SimTime check_latency(SimTime t, const std::string& where) {
   if (t <= SimTime::zero())
@@ -723,15 +787,17 @@ class TomlLoader {
         cpu(table(key, node));
       } else if (name == "network") {
         network(table(key, node));
+      } else if (name == "output") {
+        output(table(key, node));
       } else if (!node.is_table()) {
         std::string home = home_of(name);
         fail(at(key.source().begin),
              "key " + quoted(name) + " must be inside a table" +
-                 (home.empty() ? "; known tables: [simulation], [cpu], [network]" : ": put it under [" + home + "]"));
+                 (home.empty() ? "; known tables: [simulation], [cpu], [network], [output]" : ": put it under [" + home + "]"));
       } else {
         fail(at(key.source().begin), "unknown table [" + std::string(name) +
-                                         "]; known tables: [simulation], [cpu], [network]" +
-                                         suggestion(name, {"simulation", "cpu", "network"}));
+                                         "]; known tables: [simulation], [cpu], [network], [output]" +
+                                         suggestion(name, {"simulation", "cpu", "network", "output"}));
       }
     }
   }
@@ -770,6 +836,8 @@ class TomlLoader {
       if (key == k) return "simulation";
     for (const char* k : {"model", "scale"})
       if (key == k) return "cpu";
+    for (const char* k : {"trace", "trace_format", "trace_buffer", "stats", "stats_matrix", "progress"})
+      if (key == k) return "output";
     for (const char* k : {"preset", "topology", "endpoints", "latency", "bandwidth", "send_overhead", "recv_overhead",
                           "placement", "placement_file", "size", "level"})
       if (key == k) return "network";
@@ -841,6 +909,32 @@ class TomlLoader {
         }
       } else {
         unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report", "privatize", "privatize_libs"});
+      }
+    }
+  }
+
+  void output(const toml::table& t) {
+    for (auto&& [key, n] : t) {
+      std::string_view k = key.str();
+      std::string w = where(at(n), "output", k);
+      if (k == "trace") {
+        o_.trace = to_output_path(str(n, "output", k, "a file path string such as \"out/run1\""), w, "trace file");
+      } else if (k == "trace_format") {
+        to_trace_format(str(n, "output", k, "a string (\"otf2\", \"json\" or \"both\")"), w, o_);
+      } else if (k == "trace_buffer") {
+        if (n.is_integer()) o_.trace_buffer = to_trace_buffer(std::to_string(n.as_integer()->get()), w);
+        else o_.trace_buffer = to_trace_buffer(str(n, "output", k, "a size string such as \"64M\""), w);
+      } else if (k == "stats") {
+        o_.stats = to_output_path(str(n, "output", k, "a file prefix string such as \"out/run1\""), w, "statistics prefix");
+      } else if (k == "stats_matrix") {
+        int64_t v = integer(n, "output", k);
+        if (v < 1 || v > kMaxMatrix) fail(w, "must be between 1 and " + std::to_string(kMaxMatrix) + " (got " + std::to_string(v) + ")");
+        o_.stats_matrix = v;
+      } else if (k == "progress") {
+        if (n.is_boolean()) o_.progress = n.as_boolean()->get() ? ProgressMode::on : ProgressMode::off;
+        else o_.progress = to_progress(str(n, "output", k, "\"auto\", \"on\" or \"off\""), w);
+      } else {
+        unknown_key(key, "output", {"trace", "trace_format", "trace_buffer", "stats", "stats_matrix", "progress"});
       }
     }
   }
@@ -1173,6 +1267,12 @@ void apply(Options& o, Origins& org, const Setting& s) {
     case Opt::report: o.report = to_bool(s.value, w); break;
     case Opt::privatize: o.privatize = to_privatize(s.value, w); break;
     case Opt::privatize_libs: o.privatize_libs = to_lib_list(s.value, w); break;
+    case Opt::trace: o.trace = to_output_path(s.value, w, "trace file"); break;
+    case Opt::trace_format: to_trace_format(s.value, w, o); break;
+    case Opt::trace_buffer: o.trace_buffer = to_trace_buffer(s.value, w); break;
+    case Opt::stats: o.stats = to_output_path(s.value, w, "statistics prefix"); break;
+    case Opt::stats_matrix: o.stats_matrix = parse_int(s.value, w, "the matrix size", 1, kMaxMatrix); break;
+    case Opt::progress: o.progress = to_progress(s.value, w); break;
     case Opt::print_config: o.print_config = to_bool(s.value, w); break;
     case Opt::help: o.help = to_bool(s.value, w); break;
   }
@@ -1336,6 +1436,12 @@ std::string help_text() {
       case Opt::report: return d.report ? "on" : "off";
       case Opt::privatize: return privatize_name(d.privatize);
       case Opt::privatize_libs: return "none";
+      case Opt::trace: return "none (off)";
+      case Opt::trace_format: return trace_format_name(d);
+      case Opt::trace_buffer: return format_size(d.trace_buffer);
+      case Opt::stats: return "none (off)";
+      case Opt::stats_matrix: return std::to_string(d.stats_matrix);
+      case Opt::progress: return progress_name(d.progress);
       case Opt::print_config: return "off";
       case Opt::help: return "off";
     }
@@ -1371,10 +1477,11 @@ std::string help_text() {
        "Supported topologies: " + join(kTopologies) + ".\n"
        "Units: TIME 25us, 1.5ms, 100ns, 2s; BANDWIDTH 1Gbps, 8.8 Gbit/s, 1.25GB/s; SIZE 256K, 1MiB, 4096.\n"
        "Config file: TOML with tables [simulation] (np, stack, poll_cost, report, privatize, privatize_libs),\n"
-       "[cpu] (model, scale) and [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
-       "and [[network.level]] tables with topology, size and the level keys); -xsim-print-config prints the\n"
-       "effective configuration in that form. Full reference: docs/network-config.md; privatization of\n"
-       "globals: docs/privatization.md.\n";
+       "[cpu] (model, scale), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
+       "and [[network.level]] tables with topology, size and the level keys) and [output] (trace, trace_format,\n"
+       "trace_buffer, stats, stats_matrix, progress); -xsim-print-config prints the effective configuration in\n"
+       "that form. Full reference: docs/network-config.md; privatization of globals: docs/privatization.md;\n"
+       "traces, statistics and pictures: docs/observability.md.\n";
   return s;
 }
 
@@ -1398,6 +1505,15 @@ std::string to_toml(const Options& o) {
     for (size_t i = 0; i < o.privatize_libs.size(); ++i) s += (i ? ", " : "") + str(o.privatize_libs[i]);
     s += "]\n";
   }
+  s += "\n[output]\n";
+  if (!o.trace.empty()) s += "trace = " + str(o.trace) + "\n";
+  else s += "# trace not set: no trace\n";
+  s += "trace_format = " + str(trace_format_name(o)) + "\n";
+  s += "trace_buffer = " + str(format_size(o.trace_buffer)) + "\n";
+  if (!o.stats.empty()) s += "stats = " + str(o.stats) + "\n";
+  else s += "# stats not set: no statistics files\n";
+  s += "stats_matrix = " + std::to_string(o.stats_matrix) + "\n";
+  s += "progress = " + str(progress_name(o.progress)) + "\n";
   s += "\n[cpu]\n";
   s += "model = " + str(o.cpu == CpuModel::scaled ? "scaled" : "none") + "\n";
   s += "scale = " + shortest_double(o.cpu_scale) + "\n";

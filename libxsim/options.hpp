@@ -109,6 +109,9 @@ enum class CpuModel { scaled, none };
 // every data region instead of the choice by size.
 enum class PrivatizeMode { automatic, on, off, copy, map };
 
+// Progress line on stderr (docs/observability.md): automatic = when stderr is a terminal.
+enum class ProgressMode { automatic, on, off };
+
 struct Options {
   int64_t np = 0;                         // virtual ranks; 0: one per native process
   NetworkSpec network;                    // -xsim-mn, -xsim-placement / [network]
@@ -121,6 +124,18 @@ struct Options {
   std::vector<std::string> privatize_libs;  // -xsim-privatize-libs / [simulation] privatize_libs: libraries
                                             // whose globals are privatized too (file names). Default: none
   bool print_config = false;              // -xsim-print-config: print the effective configuration
+  // Observation (docs/observability.md), TOML table [output].
+  std::string trace;                      // -xsim-trace / [output] trace: base path of the trace files
+                                          // (FILE.otf2 archive, FILE.json Chrome trace). Default: none (off)
+  bool trace_otf2 = true;                 // -xsim-trace-format otf2|json|both / [output] trace_format.
+  bool trace_json = true;                 //   Default: both
+  uint64_t trace_buffer = 64ull << 20;    // -xsim-trace-buffer / [output] trace_buffer: bytes of events a native
+                                          // process keeps in memory before moving them to a spill file. 64M
+  std::string stats;                      // -xsim-stats / [output] stats: prefix of the statistics files
+                                          // (PREFIX.ranks.csv, ...). Default: none (off)
+  int64_t stats_matrix = 256;             // -xsim-stats-matrix / [output] stats_matrix: largest number of rows
+                                          // of the communication matrix (ranks, else nodes, else rank blocks)
+  ProgressMode progress = ProgressMode::automatic;  // -xsim-progress / [output] progress
   bool help = false;                      // -xsim-help
   std::string config_file;                // -xsim-config / XSIM_CONFIG
 };

@@ -3,7 +3,8 @@
 # does nothing (and needs no network) when every package is already present.
 set -euo pipefail
 pkgs=(mpich libmpich-dev libboost-context-dev libunwind-dev libtomlplusplus-dev
-      libgtest-dev cmake g++ gfortran make pkg-config python3 binutils)
+      libgtest-dev cmake g++ gfortran make pkg-config python3 binutils
+      libotf2-trace-dev otf2-tools python3-matplotlib)  # traces (OTF2, otf2-print) and tools/xsim-plot
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -22,7 +22,7 @@ void check(int rc, const char* what) {
     throw std::runtime_error(std::string("native ") + what + " failed: " + msg);
   }
 }
-constexpr int kRow = 3;  // bytes for the destination, sender's next event, sender's unfinished ranks
+constexpr int kRow = 4;  // bytes for the destination, sender's next event, unfinished ranks, messages sent
 }  // namespace
 
 Exchange::Exchange(int nprocs)
@@ -31,7 +31,8 @@ Exchange::Exchange(int nprocs)
       sdispls_(static_cast<size_t>(nprocs)), rcounts_(static_cast<size_t>(nprocs)),
       rdispls_(static_cast<size_t>(nprocs)) {}
 
-Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, std::vector<char>& inbox) {
+Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, int64_t messages,
+                                    std::vector<char>& inbox) {
   size_t total = 0;
   for (int p = 0; p < nprocs_; ++p) {
     size_t n = out_[static_cast<size_t>(p)].size();
@@ -40,13 +41,14 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, s
     rows_out_[static_cast<size_t>(p) * kRow + 0] = static_cast<int64_t>(n);
     rows_out_[static_cast<size_t>(p) * kRow + 1] = local_next_ps;
     rows_out_[static_cast<size_t>(p) * kRow + 2] = unfinished;
+    rows_out_[static_cast<size_t>(p) * kRow + 3] = messages;
     sdispls_[static_cast<size_t>(p)] = static_cast<int>(total);
     scounts_[static_cast<size_t>(p)] = static_cast<int>(n);
     total += n;
   }
   check(PMPI_Alltoall(rows_out_.data(), kRow, MPI_INT64_T, rows_in_.data(), kRow, MPI_INT64_T, MPI_COMM_WORLD),
         "MPI_Alltoall");
-  Result r{std::numeric_limits<int64_t>::max(), 0};
+  Result r{std::numeric_limits<int64_t>::max(), 0, 0};
   size_t rtotal = 0;
   for (int p = 0; p < nprocs_; ++p) {
     const int64_t* row = &rows_in_[static_cast<size_t>(p) * kRow];
@@ -55,6 +57,7 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, s
     rtotal += static_cast<size_t>(row[0]);
     if (row[1] < r.next_event_ps) r.next_event_ps = row[1];
     r.unfinished += row[2];
+    r.messages += row[3];
   }
   if (total + rtotal > 0) {
     sendbuf_.resize(total);

@@ -1,6 +1,7 @@
 // Exchange: the window barrier between native processes (DESIGN.md §3). At the end of each window every
 // process hands over the bytes it has for every other process and its earliest next event; all learn the
-// start of the next window and how many virtual ranks are still unfinished. One PMPI_Alltoall of small
+// start of the next window, how many virtual ranks are still unfinished and how many messages were sent so far
+// (for the progress line). One PMPI_Alltoall of small
 // fixed rows plus one PMPI_Alltoallv of the payload per window; no per-message native round trip.
 // Layer: libxsim/native (PMPI_* only here). Called from the scheduler (never from a rank fiber).
 #pragma once
@@ -19,9 +20,10 @@ class Exchange {
   struct Result {
     int64_t next_event_ps;    // global minimum of the processes' next event times (INT64_MAX: none)
     int64_t unfinished;       // virtual ranks not yet finished, all processes together
+    int64_t messages;         // messages sent so far, all processes together
   };
   // Sends every outbox (then clears them) and fills `inbox` with what the others sent here, concatenated.
-  Result exchange(int64_t local_next_ps, int64_t unfinished, std::vector<char>& inbox);
+  Result exchange(int64_t local_next_ps, int64_t unfinished, int64_t messages, std::vector<char>& inbox);
 
  private:
   int nprocs_;

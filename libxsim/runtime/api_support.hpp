@@ -11,6 +11,7 @@
 #include "comm.hpp"
 #include "engine.hpp"
 #include "native/datatype.hpp"
+#include "observer.hpp"
 
 #define XSIM_API extern "C" __attribute__((visibility("default")))
 
@@ -24,7 +25,7 @@ struct MpiErr {
 [[noreturn]] void fail(int code, std::string what);
 
 // Runs `body` as MPI function `name` on behalf of the current rank: stops the compute clock on entry,
-// restarts it on exit, and turns MpiErr/native errors into the handler's action.
+// restarts it on exit, tells the observer (if any) and turns MpiErr/native errors into the handler's action.
 template <class F>
 int guarded(const char* name, MPI_Comm comm, F&& body);
 int error_outside_simulation(const char* name);
@@ -36,6 +37,8 @@ int guarded(const char* name, MPI_Comm comm, F&& body) {
   Engine* e = g_engine;
   if (!e || !e->in_rank()) return error_outside_simulation(name);
   e->mpi_enter();
+  if (Observer* ob = e->observer()) [[unlikely]]  // trace / statistics (observer.hpp); null when off
+    ob->enter(e->current(), name, comm);
   int rc = MPI_SUCCESS;
   try {
     body();
@@ -46,6 +49,8 @@ int guarded(const char* name, MPI_Comm comm, F&& body) {
   } catch (const std::exception& err) {  // e.g. virtual time overflow: the run cannot go on
     internal_failure(name, err.what());
   }
+  if (Observer* ob = e->observer()) [[unlikely]]
+    ob->leave(e->current());
   e->mpi_leave();
   return rc;
 }

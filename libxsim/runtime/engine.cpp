@@ -16,8 +16,10 @@
 #include "native/datatype.hpp"
 #include "xsim/netmodel/hierarchy.hpp"
 #include "native/exchange.hpp"
+#include "observer.hpp"
 #include "options.hpp"
 #include "privatize.hpp"
+#include "progress.hpp"
 
 namespace xsim {
 
@@ -192,7 +194,11 @@ void Engine::run_window(SimTime window_end) {
     Rank& r = ranks_[static_cast<size_t>(e.index)];
     r.queued = false;
     SimTime key = SimTime::from_ps(e.key);
-    if (r.clock < key) r.clock = key;  // a blocked rank sits idle until its next arrival
+    if (r.clock < key) {  // a blocked rank sits idle until its next arrival
+      if (observer_) [[unlikely]] observer_->idle(r, r.clock, key);
+      r.clock = key;
+    }
+    if (progress_) [[unlikely]] progress_->on_resume(key);
     resume(r);
   }
 }
@@ -396,6 +402,8 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   m->pad_ = 0;
   ++r.stats.messages;
   r.stats.bytes += bytes;
+  ++messages_sent_;
+  if (observer_) [[unlikely]] observer_->sent(r, *m);
   route(m);
 }
 
@@ -543,6 +551,7 @@ void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
   q.st_bytes = n;
   q.complete = true;
   q.completion = when;
+  if (observer_) [[unlikely]] observer_->received(r, *m);
   if (m->ack_token >= 0) send_ack(r, m, when);
   Message::destroy(m);
 }
@@ -749,7 +758,8 @@ int Engine::run() {
       ++windows_;
       SimTime next = min(local_next_key(), out_min_);
       out_min_ = SimTime::infinity();
-      native::Exchange::Result res = exchange_->exchange(next.ps(), unfinished_local_, inbox);
+      native::Exchange::Result res =
+          exchange_->exchange(next.ps(), unfinished_local_, static_cast<int64_t>(messages_sent_), inbox);
       for (size_t at = 0; at < inbox.size();) {
         Message hdr;
         std::memcpy(&hdr, inbox.data() + at, sizeof(Message));
@@ -759,10 +769,12 @@ int Engine::run() {
         deliver_local(m);
       }
       unfinished_total = res.unfinished;
+      if (progress_) [[unlikely]] progress_->on_window(SimTime::from_ps(res.next_event_ps), res.unfinished, res.messages);
       if (res.unfinished == 0 || res.next_event_ps == SimTime::infinity().ps()) break;
       w = SimTime::from_ps(res.next_event_ps);
     }
   }
+  if (progress_) progress_->finish();
   if (unfinished_total > 0) return report_deadlock(unfinished_total);
   return 0;
 }

@@ -24,6 +24,8 @@
 namespace xsim {
 
 struct Options;
+class Observer;
+class Progress;
 namespace native {
 class Exchange;
 }
@@ -274,6 +276,14 @@ class Engine {
 
   uint64_t context_switches() const { return switches_; }
 
+  // Observation (observer.hpp, progress.hpp; docs/observability.md): null unless a trace, statistics or the
+  // progress line is on; the engine's hooks cost one predictable branch each when they are off.
+  void set_observer(Observer* o) { observer_ = o; }
+  Observer* observer() const { return observer_; }
+  void set_progress(Progress* p) { progress_ = p; }
+  int64_t unfinished_local() const { return unfinished_local_; }
+  uint64_t messages_sent() const { return messages_sent_; }   // data messages sent by this process's ranks
+
  private:
   struct HeapEntry {
     int64_t key;
@@ -338,6 +348,9 @@ class Engine {
   bool deadlock_reporting_ = false;
   int64_t unfinished_local_ = 0;
   uint64_t switches_ = 0, windows_ = 0;
+  uint64_t messages_sent_ = 0;
+  Observer* observer_ = nullptr;
+  Progress* progress_ = nullptr;
   double wall_start_ = 0;
  public:
   // read by the report

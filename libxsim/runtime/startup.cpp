@@ -27,6 +27,7 @@
 #include "engine.hpp"
 #include "native/exchange.hpp"
 #include "network_config.hpp"
+#include "observation.hpp"
 #include "options.hpp"
 #include "privatize.hpp"
 #include "report.hpp"
@@ -59,26 +60,32 @@ bool env_true(const char* name) {
   return v && (!std::strcmp(v, "1") || !std::strcmp(v, "on") || !std::strcmp(v, "yes") || !std::strcmp(v, "true"));
 }
 
-// True when the executable itself imports an MPI initialisation function (C or Fortran).
-bool executable_imports_mpi_init() {
+// What the executable imports from MPI: an initialisation function (C or Fortran), and whether it uses
+// MPICH's mpi_f08 bindings (mpi_*_f08*), which call the native PMPI_* functions past xsim.
+struct MpiImports {
+  bool init = false;
+  bool f08 = false;
+};
+
+MpiImports executable_mpi_imports() {
+  MpiImports out;
   int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0) return out;
   struct stat st;
   if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr))) {
     close(fd);
-    return false;
+    return out;
   }
   size_t size = static_cast<size_t>(st.st_size);
   void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   close(fd);
-  if (map == MAP_FAILED) return false;
+  if (map == MAP_FAILED) return out;
   const char* base = static_cast<const char*>(map);
-  bool found = false;
   auto eh = reinterpret_cast<const Elf64_Ehdr*>(base);
   if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
       eh->e_shoff + static_cast<size_t>(eh->e_shnum) * sizeof(Elf64_Shdr) <= size) {
     auto sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
-    for (int i = 0; i < eh->e_shnum && !found; ++i) {
+    for (int i = 0; i < eh->e_shnum; ++i) {
       if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
       const Elf64_Shdr& strs = sh[sh[i].sh_link];
       if (sh[i].sh_offset + sh[i].sh_size > size || strs.sh_offset + strs.sh_size > size) continue;
@@ -88,15 +95,14 @@ bool executable_imports_mpi_init() {
         if (syms[k].st_shndx != SHN_UNDEF || syms[k].st_name >= strs.sh_size) continue;
         const char* name = base + strs.sh_offset + syms[k].st_name;
         if (!std::strncmp(name, "MPI_Init", 8) || !std::strncmp(name, "mpi_init", 8) ||
-            !std::strncmp(name, "MPI_INIT", 8) || !std::strncmp(name, "PMPI_Init", 9)) {
-          found = true;
-          break;
-        }
+            !std::strncmp(name, "MPI_INIT", 8) || !std::strncmp(name, "PMPI_Init", 9))
+          out.init = true;
+        if (!std::strncmp(name, "mpi_", 4) && std::strstr(name, "_f08")) out.f08 = true;
       }
     }
   }
   munmap(map, size);
-  return found;
+  return out;
 }
 
 const char* signal_name(int sig) {
@@ -332,11 +338,13 @@ int xsim_main(int argc, char** argv, char** envp) {
     engine.set_privatizer(priv.get());
     privatize::set_active(priv.get());
     comm_init_world(engine.world_size());
+    Observing observing = observe_begin(opt, engine);  // trace, statistics, progress line (observation.hpp)
     double t0 = wall_now();
     int run_code = engine.run();
     double wall = wall_now() - t0;
     code = run_code != 0 ? run_code : global_exit_code(engine);
     std::fflush(stdout);
+    if (!observe_end(observing, engine) && code == 0) code = 1;  // a requested file could not be written
     write_report(engine, opt, wall, code);
     privatize::set_active(nullptr);
     priv.reset();  // the process's own image is current again
@@ -359,7 +367,15 @@ extern "C" __attribute__((visibility("default"))) int __libc_start_main(StartMai
                                                                         void (*rtld_fini)(void), void* stack_end) {
   auto real = reinterpret_cast<LibcStartMain>(dlvsym(RTLD_NEXT, "__libc_start_main", "GLIBC_2.34"));
   if (!real) real = reinterpret_cast<LibcStartMain>(dlsym(RTLD_NEXT, "__libc_start_main"));
-  bool take_over = !env_true("XSIM_DISABLE") && (env_true("XSIM_FORCE") || executable_imports_mpi_init());
+  MpiImports imports = executable_mpi_imports();
+  bool take_over = !env_true("XSIM_DISABLE") && (env_true("XSIM_FORCE") || imports.init);
+  if (take_over && imports.f08) {  // it would run on the native MPI's world, silently: refuse instead
+    std::fprintf(stderr,
+                 "xsim: this program uses the Fortran mpi_f08 module, which xsim does not support (MPICH's "
+                 "mpi_f08 bindings call the native MPI directly, past xsim); build it with 'use mpi' or "
+                 "mpif.h instead (see fortran/README.md), or run it without xsim (XSIM_DISABLE=1)\n");
+    _exit(1);
+  }
   if (take_over) {
     g_app_main = main;
     main = wrapped_main;

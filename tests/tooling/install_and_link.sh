@@ -1,13 +1,70 @@
 #!/usr/bin/env bash
-# Installs xsim into a scratch prefix, builds an outside program with `pkg-config xsim` and runs it.
+# Installs xsim into a scratch prefix and uses it from outside the source tree: an outside C project built
+# with find_package(xsim) (imported target xsim::xsim) and with `pkg-config xsim`, both run under mpiexec;
+# the installed tools (xsimrun with a program that knows nothing of xsim, xsim-plot, xsim-net), header,
+# CMake package and documentation are where they belong.
 # Usage: install_and_link.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
 prefix=$(mktemp -d); trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" > /dev/null
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+libdir=$(cd "$prefix" && dirname "$(find . -name 'libxsim.so' | head -1)")
+[ -n "$libdir" ] || { echo "FAIL: no libxsim.so installed"; exit 1; }
+for f in include/xsim.h bin/xsimrun bin/xsim-plot bin/xsim-net "$libdir/cmake/xsim/xsimConfig.cmake" \
+         "$libdir/cmake/xsim/xsimConfigVersion.cmake" "$libdir/cmake/xsim/xsimTargets.cmake" \
+         "$libdir/pkgconfig/xsim.pc" share/doc/xsim/observability.md; do
+  [ -e "$prefix/$f" ] || { echo "FAIL: $f is not installed"; exit 1; }
+done
+echo "installed: library in $libdir, header, tools, CMake package, pkg-config file, docs"
+
 mpicc=$(command -v mpicc.mpich || command -v mpicc)
+mkdir -p "$prefix/outside"
+cat > "$prefix/outside/outside.c" <<'C'
+#include <mpi.h>
+#include <stdio.h>
+#include <xsim.h>
+int main(int argc, char** argv) {
+  int rank, size, simulated, sum = 0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  simulated = xsim_is_simulated();
+  MPI_Reduce(&simulated, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0) printf("outside: %d ranks, %d simulated, xsim %s\n", size, sum, xsim_version());
+  MPI_Finalize();
+  return 0;
+}
+C
+cat > "$prefix/outside/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.20)
+project(outside C)
+find_package(xsim 0.1 REQUIRED)
+add_executable(outside outside.c)
+target_link_libraries(outside PRIVATE xsim::xsim)
+message(STATUS "xsimrun: ${xsim_XSIMRUN}")
+CM
+# 1. find_package(xsim)
+cmake -S "$prefix/outside" -B "$prefix/outside/build" -DCMAKE_PREFIX_PATH="$prefix" > "$prefix/cmake.log" 2>&1 ||
+  { cat "$prefix/cmake.log"; echo "FAIL: find_package(xsim)"; exit 1; }
+grep -q "xsimrun: $prefix/bin/xsimrun" "$prefix/cmake.log" || { cat "$prefix/cmake.log"; echo "FAIL: xsim_XSIMRUN"; exit 1; }
+cmake --build "$prefix/outside/build" > /dev/null
+readelf -d "$prefix/outside/build/outside" | grep -q 'NEEDED.*libxsim\.so' || { echo "FAIL: not linked with libxsim"; exit 1; }
+out=$(mpiexec.hydra -np 2 "$prefix/outside/build/outside" -xsim-np 12 -xsim-cpu none -xsim-report off)
+echo "find_package: $out"
+grep -q "^outside: 12 ranks, 12 simulated, xsim 0\.1\.0$" <<< "$out"
+# 2. pkg-config xsim
+export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
 "$mpicc" "$src/examples/hello.c" -o "$prefix/hello" $(pkg-config --cflags --libs xsim)
 out=$(mpiexec.hydra -np 1 "$prefix/hello" -xsim-np 10 -xsim-cpu none -xsim-report off)
-echo "$out"
+echo "pkg-config: $out"
 grep -q "hello: 10 ranks, rank sum 45 ok" <<< "$out"
+# 3. the installed launcher preloads the installed library into a program built without xsim
+"$mpicc" "$src/examples/hello.c" -o "$prefix/hello_plain"
+out=$("$prefix/bin/xsimrun" -np 2 --vp 20 --cpu none --report off "$prefix/hello_plain")
+echo "xsimrun: $out"
+grep -q "hello: 20 ranks, rank sum 190 ok" <<< "$out"
+help=$("$prefix/bin/xsimrun" --help)
+grep -q -- "-xsim-trace FILE" <<< "$help" || { echo "FAIL: installed xsimrun --help"; exit 1; }
+"$prefix/bin/xsim-plot" --help > /dev/null || { echo "FAIL: installed xsim-plot"; exit 1; }
+[ "$("$prefix/bin/xsim-net" --mn torus:4x4x4 hops 0 63)" = 3 ] || { echo "FAIL: installed xsim-net"; exit 1; }
+echo "install_and_link: ok"

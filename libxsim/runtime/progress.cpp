@@ -1,0 +1,73 @@
+#include "progress.hpp"
+
+#include <time.h>
+
+#include <string>
+
+#include "engine.hpp"
+#include "xsim/units.hpp"
+
+namespace xsim {
+
+namespace {
+double host_now() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+constexpr double kFirst = 0.5;  // seconds of host time before the first line
+}  // namespace
+
+Progress::Progress(const Engine& e, bool terminal, FILE* out)
+    : e_(e), terminal_(terminal), out_(out), start_(host_now()), next_due_(start_ + kFirst) {
+  last_ = start_;
+}
+
+void Progress::check(SimTime now) {
+  if (now > now_ && now != SimTime::infinity()) now_ = now;
+  double t = host_now();
+  if (t >= next_due_) print(t);
+}
+
+void Progress::on_window(SimTime next, int64_t unfinished, int64_t messages) {
+  unfinished_ = unfinished;
+  messages_ = messages;
+  check(next);
+}
+
+void Progress::print(double wall) {
+  int64_t unfinished = unfinished_, messages = messages_;
+  if (messages < 0) {  // one native process: everything is here
+    unfinished = e_.unfinished_local();
+    messages = static_cast<int64_t>(e_.messages_sent());
+  }
+  const double dt = wall - last_;
+  const double rate = dt > 0 ? (static_cast<double>(messages) - last_messages_) / dt : 0.0;
+  last_ = wall;
+  last_messages_ = static_cast<double>(messages);
+  next_due_ = wall + (terminal_ ? 0.25 : 1.0);
+  std::string line = "xsim: progress: virtual time " + format_time(now_) + " | ranks finished " +
+                     std::to_string(e_.world_size() - unfinished) + "/" + std::to_string(e_.world_size()) +
+                     " | " + std::to_string(messages) + " messages";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, " | %.3g messages/s | host time %.1f s", rate, wall - start_);
+  line += buf;
+  if (terminal_) std::fprintf(out_, "\r%s\033[K", line.c_str());
+  else std::fprintf(out_, "%s\n", line.c_str());
+  std::fflush(out_);
+  ++lines_;
+}
+
+void Progress::finish() {
+  if (lines_ == 0) return;
+  if (terminal_) {
+    std::fputs("\r\033[K", out_);  // the report follows on a clean line
+  } else {
+    unfinished_ = -1;
+    messages_ = -1;
+    if (e_.nprocs() == 1) print(host_now());
+  }
+  std::fflush(out_);
+}
+
+}  // namespace xsim
