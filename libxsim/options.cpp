@@ -36,7 +36,7 @@ constexpr int64_t kMaxRanks = INT_MAX;  // ranks and endpoints are C ints in MPI
 // The option table: one row per option; the command line, the environment and help_text() read it.
 
 enum class Opt {
-  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, report, privatize, privatize_libs, trace, trace_format,
+  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, io_lat, io_bw, report, privatize, privatize_libs, trace, trace_format,
   trace_buffer, stats, stats_matrix, progress, print_config, help
 };
 
@@ -61,6 +61,9 @@ constexpr OptionDef kOptions[] = {
     {Opt::stack, "stack", "XSIM_STACK", "SIZE", "fiber stack size per virtual rank (16K to 1G)"},
     {Opt::poll_cost, "poll-cost", "XSIM_POLL_COST", "TIME",
      "virtual time charged by each MPI_Test/MPI_Iprobe-like call"},
+    {Opt::io_lat, "io-lat", "XSIM_IO_LAT", "TIME", "MPI-IO storage latency, charged once per file access"},
+    {Opt::io_bw, "io-bw", "XSIM_IO_BW", "BANDWIDTH",
+     "MPI-IO storage bandwidth: an access of B bytes costs io-lat + B / io-bw"},
     {Opt::report, "report", "XSIM_REPORT", "on|off", "print the end-of-run report on stderr"},
     {Opt::privatize, "privatize", "XSIM_PRIVATIZE", "auto|on|off|copy|map",
      "each virtual rank gets its own globals and statics (auto: when a process holds several ranks and they fit)"},
@@ -785,6 +788,8 @@ class TomlLoader {
         simulation(table(key, node));
       } else if (name == "cpu") {
         cpu(table(key, node));
+      } else if (name == "io") {
+        io(table(key, node));
       } else if (name == "network") {
         network(table(key, node));
       } else if (name == "output") {
@@ -793,11 +798,11 @@ class TomlLoader {
         std::string home = home_of(name);
         fail(at(key.source().begin),
              "key " + quoted(name) + " must be inside a table" +
-                 (home.empty() ? "; known tables: [simulation], [cpu], [network], [output]" : ": put it under [" + home + "]"));
+                 (home.empty() ? "; known tables: [simulation], [cpu], [network], [io], [output]" : ": put it under [" + home + "]"));
       } else {
         fail(at(key.source().begin), "unknown table [" + std::string(name) +
-                                         "]; known tables: [simulation], [cpu], [network], [output]" +
-                                         suggestion(name, {"simulation", "cpu", "network", "output"}));
+                                         "]; known tables: [simulation], [cpu], [network], [io], [output]" +
+                                         suggestion(name, {"simulation", "cpu", "network", "io", "output"}));
       }
     }
   }
@@ -935,6 +940,20 @@ class TomlLoader {
         else o_.progress = to_progress(str(n, "output", k, "\"auto\", \"on\" or \"off\""), w);
       } else {
         unknown_key(key, "output", {"trace", "trace_format", "trace_buffer", "stats", "stats_matrix", "progress"});
+      }
+    }
+  }
+
+  void io(const toml::table& t) {
+    for (auto&& [key, n] : t) {
+      std::string_view k = key.str();
+      std::string w = where(at(n), "io", k);
+      if (k == "latency") {
+        o_.io_latency = time(n, "io", k);
+      } else if (k == "bandwidth") {
+        o_.io_bandwidth_bps = to_bandwidth(str(n, "io", k, "a bandwidth string such as \"1GB/s\""), w);
+      } else {
+        unknown_key(key, "io", {"latency", "bandwidth"});
       }
     }
   }
@@ -1264,6 +1283,8 @@ void apply(Options& o, Origins& org, const Setting& s) {
     case Opt::cpu_scale: o.cpu_scale = to_scale(s.value, w); break;
     case Opt::stack: o.stack_size = to_stack(s.value, w); break;
     case Opt::poll_cost: o.poll_cost = to_time(s.value, w); break;
+    case Opt::io_lat: o.io_latency = to_time(s.value, w); break;
+    case Opt::io_bw: o.io_bandwidth_bps = to_bandwidth(s.value, w); break;
     case Opt::report: o.report = to_bool(s.value, w); break;
     case Opt::privatize: o.privatize = to_privatize(s.value, w); break;
     case Opt::privatize_libs: o.privatize_libs = to_lib_list(s.value, w); break;
@@ -1433,6 +1454,8 @@ std::string help_text() {
       case Opt::cpu_scale: return shortest_double(d.cpu_scale);
       case Opt::stack: return format_size(d.stack_size);
       case Opt::poll_cost: return format_time(d.poll_cost);
+      case Opt::io_lat: return format_time(d.io_latency);
+      case Opt::io_bw: return format_bandwidth(d.io_bandwidth_bps);
       case Opt::report: return d.report ? "on" : "off";
       case Opt::privatize: return privatize_name(d.privatize);
       case Opt::privatize_libs: return "none";
@@ -1477,7 +1500,7 @@ std::string help_text() {
        "Supported topologies: " + join(kTopologies) + ".\n"
        "Units: TIME 25us, 1.5ms, 100ns, 2s; BANDWIDTH 1Gbps, 8.8 Gbit/s, 1.25GB/s; SIZE 256K, 1MiB, 4096.\n"
        "Config file: TOML with tables [simulation] (np, stack, poll_cost, report, privatize, privatize_libs),\n"
-       "[cpu] (model, scale), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
+       "[cpu] (model, scale), [io] (latency, bandwidth), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
        "and [[network.level]] tables with topology, size and the level keys) and [output] (trace, trace_format,\n"
        "trace_buffer, stats, stats_matrix, progress); -xsim-print-config prints the effective configuration in\n"
        "that form. Full reference: docs/network-config.md; privatization of globals: docs/privatization.md;\n"
@@ -1517,6 +1540,9 @@ std::string to_toml(const Options& o) {
   s += "\n[cpu]\n";
   s += "model = " + str(o.cpu == CpuModel::scaled ? "scaled" : "none") + "\n";
   s += "scale = " + shortest_double(o.cpu_scale) + "\n";
+  s += "\n[io]\n";
+  s += "latency = " + str(format_time(o.io_latency)) + "\n";
+  s += "bandwidth = " + str(format_bandwidth(o.io_bandwidth_bps)) + "\n";
   s += "\n[network]\n";
   const NetworkSpec& n = o.network;
   s += "# inline form: " + format_network_inline(n) + "\n";

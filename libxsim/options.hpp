@@ -119,6 +119,9 @@ struct Options {
   double cpu_scale = 1.0;                 // -xsim-cpu-scale / [cpu] scale: virtual = host time x scale
   uint64_t stack_size = 256 * 1024;       // -xsim-stack / [simulation] stack: bytes per virtual rank
   SimTime poll_cost = SimTime::from_ns(100);  // -xsim-poll-cost: virtual time per Test/Iprobe-like call
+  // MPI-IO storage model (docs/mpi-io.md): each access costs io_latency + bytes / io_bandwidth_bps.
+  SimTime io_latency = SimTime::from_ns(100'000);   // -xsim-io-lat / [io] latency. Default: 100 us
+  uint64_t io_bandwidth_bps = 8'000'000'000;        // -xsim-io-bw / [io] bandwidth. Default: 1 GB/s
   bool report = true;                     // -xsim-report=on|off: end-of-run report on stderr
   PrivatizeMode privatize = PrivatizeMode::automatic;  // -xsim-privatize / [simulation] privatize
   std::vector<std::string> privatize_libs;  // -xsim-privatize-libs / [simulation] privatize_libs: libraries

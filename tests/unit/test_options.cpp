@@ -799,5 +799,32 @@ TEST(Options, ToTomlRoundTrips) {
   EXPECT_EQ(to_toml(cases[1]).find("preset ="), std::string::npos);
 }
 
+// The MPI-IO storage model (docs/mpi-io.md): -xsim-io-lat, -xsim-io-bw, their twins and [io].
+TEST(Options, IoStorageModel) {
+  Options d = parse({"app"});
+  EXPECT_EQ(d.io_latency.ps(), 100'000'000);
+  EXPECT_EQ(d.io_bandwidth_bps, 8'000'000'000u);
+  Options o = parse({"app", "-xsim-io-lat", "2ms", "-xsim-io-bw=500MB/s"});
+  EXPECT_EQ(o.io_latency.ps(), 2'000'000'000);
+  EXPECT_EQ(o.io_bandwidth_bps, 4'000'000'000u);
+  o = parse({"app"}, {"XSIM_IO_LAT=1us", "XSIM_IO_BW=10Gbps"});
+  EXPECT_EQ(o.io_latency.ps(), 1'000'000);
+  EXPECT_EQ(o.io_bandwidth_bps, 10'000'000'000u);
+  TempFile f("[io]\nlatency = \"5us\"\nbandwidth = \"2GB/s\"\n");
+  o = parse({"app", "-xsim-config", f.path()});
+  EXPECT_EQ(o.io_latency.ps(), 5'000'000);
+  EXPECT_EQ(o.io_bandwidth_bps, 16'000'000'000u);
+  TempFile back(to_toml(o));
+  Options again = parse({"app", "-xsim-config", back.path()});
+  EXPECT_EQ(again.io_latency, o.io_latency);
+  EXPECT_EQ(again.io_bandwidth_bps, o.io_bandwidth_bps);
+  EXPECT_HAS(to_toml(d), "[io]\nlatency = \"100 us\"\nbandwidth = \"8 Gbps\"\n");
+  EXPECT_HAS(error_of({"app", "-xsim-io-bw", "fast"}), "-xsim-io-bw");
+  EXPECT_HAS(file_error("[io]\nlatncy = \"1us\"\n"), "unknown key \"latncy\" in [io]");
+  std::string h = help_text();
+  for (const char* s : {"-xsim-io-lat", "XSIM_IO_LAT", "-xsim-io-bw", "XSIM_IO_BW", "default: 100 us", "[io]"})
+    EXPECT_HAS(h, s);
+}
+
 }  // namespace
 }  // namespace xsim
