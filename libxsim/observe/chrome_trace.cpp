@@ -1,5 +1,6 @@
 #include "observe/chrome_trace.hpp"
 
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 
@@ -8,12 +9,41 @@
 
 namespace xsim::obs {
 
+namespace {
+
+// Appenders without printf: the JSON of a big trace is written at a few hundred MB/s.
+void put(std::string& o, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  o.append(buf, r.ptr);
+}
+void put(std::string& o, int64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  o.append(buf, r.ptr);
+}
+void put(std::string& o, int v) { put(o, static_cast<int64_t>(v)); }
+// Picoseconds as microseconds with six decimals, exactly.
+void put_micros(std::string& o, int64_t ps) {
+  uint64_t a = static_cast<uint64_t>(ps);
+  if (ps < 0) {
+    o += '-';
+    a = static_cast<uint64_t>(-(ps + 1)) + 1;
+  }
+  put(o, a / 1000000);
+  char frac[7];
+  uint64_t f = a % 1000000;
+  for (int i = 5; i >= 0; --i, f /= 10) frac[i] = static_cast<char>('0' + f % 10);
+  o += '.';
+  o.append(frac, 6);
+}
+
+}  // namespace
+
 std::string micros_text(int64_t ps) {
-  char buf[40];
-  const char* sign = ps < 0 ? "-" : "";
-  uint64_t a = ps < 0 ? static_cast<uint64_t>(-(ps + 1)) + 1 : static_cast<uint64_t>(ps);
-  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%06" PRIu64, sign, a / 1000000, a % 1000000);
-  return buf;
+  std::string s;
+  put_micros(s, ps);
+  return s;
 }
 
 std::string chrome_head(const std::string& title) {
@@ -37,31 +67,43 @@ void chrome_rank_metadata(std::string& out, int64_t rank, int64_t node) {
 
 namespace {
 
-std::string flow_id(int64_t sender, uint64_t seq) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "\"0x%" PRIx64 "\"", (static_cast<uint64_t>(sender) << 32) | (seq & 0xffffffffu));
-  return buf;
+void put_flow_id(std::string& o, int64_t sender, uint64_t seq) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, (static_cast<uint64_t>(sender) << 32) | (seq & 0xffffffffu), 16);
+  o += "\"0x";
+  o.append(buf, r.ptr);
+  o += '"';
 }
 
-std::string context_name(const std::map<uint64_t, std::string>& contexts, uint64_t ctx) {
+const std::string& context_name(const std::map<uint64_t, std::string>& contexts, uint64_t ctx, std::string& scratch) {
   auto it = contexts.find(ctx);
   if (it != contexts.end()) return it->second;
-  return "context " + std::to_string(ctx);
+  scratch = "context " + std::to_string(ctx);
+  return scratch;
 }
 
-void message(std::string& out, const TraceEvent& e, int64_t rank, int64_t node,
+void message(std::string& o, const TraceEvent& e, int64_t rank, int64_t node,
              const std::map<uint64_t, std::string>& contexts) {
   const bool send = e.kind == EventKind::Send;
-  char buf[400];
-  std::snprintf(buf, sizeof buf,
-                ",\n{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"%s\", %s\"id\": %s, \"pid\": %" PRId64
-                ", \"tid\": %" PRId64 ", \"ts\": %s, \"args\": {\"%s\": %d, \"tag\": %d, \"bytes\": %" PRIu64
-                ", \"comm\": ",
-                send ? "s" : "f", send ? "" : "\"bp\": \"e\", ",
-                flow_id(send ? rank : e.peer, e.seq).c_str(), node, rank, micros_text(e.time).c_str(),
-                send ? "to" : "from", e.peer, e.tag, e.value);
-  out += buf;
-  out += json_string(context_name(contexts, e.ctx)) + "}}";
+  o += send ? ",\n{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"s\", \"id\": "
+            : ",\n{\"name\": \"message\", \"cat\": \"message\", \"ph\": \"f\", \"bp\": \"e\", \"id\": ";
+  put_flow_id(o, send ? rank : e.peer, e.seq);
+  o += ", \"pid\": ";
+  put(o, node);
+  o += ", \"tid\": ";
+  put(o, rank);
+  o += ", \"ts\": ";
+  put_micros(o, e.time);
+  o += send ? ", \"args\": {\"to\": " : ", \"args\": {\"from\": ";
+  put(o, e.peer);
+  o += ", \"tag\": ";
+  put(o, e.tag);
+  o += ", \"bytes\": ";
+  put(o, e.value);
+  o += ", \"comm\": ";
+  std::string scratch;
+  o += json_string(context_name(contexts, e.ctx, scratch));
+  o += "}}";
 }
 
 }  // namespace
@@ -74,7 +116,6 @@ void chrome_rank_events(std::string& out, int64_t rank, int64_t node, const std:
   const TraceEvent* enter = nullptr;
   std::string flows;
   uint64_t msgs_sent = 0, bytes_sent = 0, msgs_recv = 0, bytes_recv = 0;
-  char buf[400];
   for (const TraceEvent& e : events) {
     switch (e.kind) {
       case EventKind::Enter:
@@ -85,21 +126,33 @@ void chrome_rank_events(std::string& out, int64_t rank, int64_t node, const std:
         break;
       case EventKind::Leave: {
         if (!in_call) break;
-        const std::string& name = e.value < regions.size() ? regions[e.value] : std::string("MPI_?");
+        static const std::string unknown = "MPI_?";
+        const std::string& name = e.value < regions.size() ? regions[e.value] : unknown;
         const bool coll = collective_op(name) >= 0;
-        std::snprintf(buf, sizeof buf,
-                      ",\n{\"name\": %s, \"cat\": \"%s\", \"ph\": \"X\", \"pid\": %" PRId64 ", \"tid\": %" PRId64
-                      ", \"ts\": %s, \"dur\": %s, \"args\": {",
-                      json_string(name).c_str(), coll ? "mpi,collective" : "mpi", node, rank,
-                      micros_text(enter->time).c_str(), micros_text(e.time - enter->time).c_str());
-        out += buf;
-        if (enter->ctx != kNoContext && names_communicator(name))
-          out += "\"comm\": " + json_string(context_name(contexts, enter->ctx)) + ", ";
-        std::snprintf(buf, sizeof buf,
-                      "\"messages_sent\": %" PRIu64 ", \"bytes_sent\": %" PRIu64 ", \"messages_received\": %" PRIu64
-                      ", \"bytes_received\": %" PRIu64 "}}",
-                      msgs_sent, bytes_sent, msgs_recv, bytes_recv);
-        out += buf;
+        out += ",\n{\"name\": \"";
+        out += name;  // MPI function names need no escaping
+        out += coll ? "\", \"cat\": \"mpi,collective\", \"ph\": \"X\", \"pid\": " : "\", \"cat\": \"mpi\", \"ph\": \"X\", \"pid\": ";
+        put(out, node);
+        out += ", \"tid\": ";
+        put(out, rank);
+        out += ", \"ts\": ";
+        put_micros(out, enter->time);
+        out += ", \"dur\": ";
+        put_micros(out, e.time - enter->time);
+        out += ", \"args\": {";
+        if (enter->ctx != kNoContext && names_communicator(name)) {
+          std::string scratch;
+          out += "\"comm\": " + json_string(context_name(contexts, enter->ctx, scratch)) + ", ";
+        }
+        out += "\"messages_sent\": ";
+        put(out, msgs_sent);
+        out += ", \"bytes_sent\": ";
+        put(out, bytes_sent);
+        out += ", \"messages_received\": ";
+        put(out, msgs_recv);
+        out += ", \"bytes_received\": ";
+        put(out, bytes_recv);
+        out += "}}";
         out += flows;
         flows.clear();
         in_call = false;

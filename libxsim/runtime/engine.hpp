@@ -278,9 +278,15 @@ class Engine {
 
   // Observation (observer.hpp, progress.hpp; docs/observability.md): null unless a trace, statistics or the
   // progress line is on; the engine's hooks cost one predictable branch each when they are off.
-  void set_observer(Observer* o) { observer_ = o; }
+  void set_observer(Observer* o) {
+    observer_ = o;
+    watched_ = observer_ || progress_;
+  }
   Observer* observer() const { return observer_; }
-  void set_progress(Progress* p) { progress_ = p; }
+  void set_progress(Progress* p) {
+    progress_ = p;
+    watched_ = observer_ || progress_;
+  }
   int64_t unfinished_local() const { return unfinished_local_; }
   uint64_t messages_sent() const { return messages_sent_; }   // data messages sent by this process's ranks
 
@@ -295,6 +301,7 @@ class Engine {
   void clean_heap_top();
   void switch_to_scheduler();
   void resume(Rank& r);
+  void watch_resume(Rank& r, SimTime key);
   void start_fiber(Rank& r);
   void run_window(SimTime window_end);
   void deliver_local(Message* m);
@@ -351,6 +358,7 @@ class Engine {
   uint64_t messages_sent_ = 0;
   Observer* observer_ = nullptr;
   Progress* progress_ = nullptr;
+  bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   double wall_start_ = 0;
  public:
   // read by the report

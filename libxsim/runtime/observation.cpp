@@ -107,13 +107,24 @@ bool stderr_reaches_terminal() {
   return false;
 }
 
+// "161.4 MiB": sizes as people read them (format_size prints exact sizes).
+std::string human_size(uint64_t b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, unit[u]);
+  return buf;
+}
+
 std::string size_of_file(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "r");
   if (!f) return "?";
   std::fseek(f, 0, SEEK_END);
   long n = std::ftell(f);
   std::fclose(f);
-  return format_size(static_cast<uint64_t>(n < 0 ? 0 : n));
+  return human_size(static_cast<uint64_t>(n < 0 ? 0 : n));
 }
 
 }  // namespace
@@ -169,7 +180,7 @@ class Observation final : public Observer {
 
   void sent(Rank& r, const Message& m) override {
     if (trace_) {
-      contexts_seen_.insert(m.ctx);
+      see_context(m.ctx);
       trace_->add(static_cast<size_t>(r.index), obs::message_event(obs::EventKind::Send, r.clock.ps(), m.dst, m.tag,
                                                                   m.ctx, m.bytes, m.seq));
     }
@@ -192,7 +203,7 @@ class Observation final : public Observer {
       p.idle_pending = false;
     }
     if (trace_) {
-      contexts_seen_.insert(m.ctx);
+      see_context(m.ctx);
       trace_->add(static_cast<size_t>(r.index), obs::message_event(obs::EventKind::Recv, r.clock.ps(), m.src, m.tag,
                                                                   m.ctx, m.bytes, m.seq));
     }
@@ -255,6 +266,12 @@ class Observation final : public Observer {
     last_name_ = name;
     last_region_ = it->second;
     return it->second;
+  }
+
+  void see_context(uint64_t ctx) {
+    if (ctx == last_ctx_) return;  // messages mostly come in runs on one context
+    contexts_seen_.insert(ctx);
+    last_ctx_ = ctx;
   }
 
   // Names the communicator's two contexts (first sight wins); returns its point-to-point context.
@@ -502,9 +519,9 @@ class Observation final : public Observer {
       for (size_t i = 0; i + 2 < counts.size(); i += 3) total += counts[i], spills += counts[i + 1], spilled += counts[i + 2];
       char buf[200];
       std::snprintf(buf, sizeof buf, "; %llu events recorded (%s), written in %.2f s",
-                    static_cast<unsigned long long>(total), format_size(total * sizeof(obs::TraceEvent)).c_str(),
+                    static_cast<unsigned long long>(total), human_size(total * sizeof(obs::TraceEvent)).c_str(),
                     host_now() - t0);
-      std::string spill_note = spills ? "; " + std::to_string(spills) + " spills to disk (" + format_size(spilled) + ")" : "";
+      std::string spill_note = spills ? "; " + std::to_string(spills) + " spills to disk (" + human_size(spilled) + ")" : "";
       wrote.push_back("trace: " + parts + buf + spill_note);
     }
   }
@@ -523,6 +540,7 @@ class Observation final : public Observer {
   uint32_t last_region_ = 0;
   std::map<uint64_t, std::string> contexts_;   // message context -> communicator name
   std::set<uint64_t> contexts_seen_;
+  uint64_t last_ctx_ = obs::kNoContext;
   obs::MatrixLayout layout_;
   std::vector<uint64_t> matrix_bytes_, matrix_msgs_;
 

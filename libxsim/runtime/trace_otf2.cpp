@@ -176,8 +176,9 @@ std::string write_otf2(const std::string& dir, const std::string& name, const En
                        uint64_t& events) {
   const bool root = e.proc() == 0;
   if (root) remove_previous(dir, name);
-  OTF2_Archive* a = OTF2_Archive_Open(dir.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
-                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  // The smallest chunks OTF2 allows: every location's writer fills (and clears) one chunk at a time.
+  OTF2_Archive* a = OTF2_Archive_Open(dir.c_str(), name.c_str(), OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN,
+                                      OTF2_CHUNK_SIZE_MIN, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
   if (native::any_true(!a)) return "cannot create the OTF2 archive " + dir + "/" + name + ".otf2";
   std::string err;
   auto ok = [&](OTF2_ErrorCode c, const char* what) {
