@@ -10,12 +10,15 @@
 #   fortran_abort  MPI_Abort while the other ranks wait for the aborting one
 #   fortran_cart   `use mpi`: dims_create, cart_create/coords/rank/get/shift/sub, topo_test, cartdim_get
 #   fortran_crash  a fault in a Fortran rank is still named by xsim (libgfortran installs its own handlers)
+#   fortran_conventions  what xsim's own bindings (fortran/) convert: 1-based Waitany/Waitsome indices, status
+#                  arrays, LOGICAL flags, CHARACTER padding, a Fortran error handler, Alltoallw's datatype
+#                  arrays, window attributes by value, MPI_UNWEIGHTED; an unsupported function stops by name
 # -frecursive keeps every local on the rank's own stack (gfortran may otherwise make large locals static,
 # i.e. shared by the virtual ranks); mpif.h has no interfaces, so choice buffers of several types need
 # -fallow-argument-mismatch with gfortran >= 10.
 set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
 
-foreach(t p2p coll types comm abort cart crash)
+foreach(t p2p coll types comm abort cart crash conventions)
   add_executable(fortran_${t} fortran_${t}.f90)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -58,3 +61,9 @@ xsim_mpi_test(fortran_segv_named ${RUN} expect-fail 2 nonzero "rank 2 crashed wi
   $<TARGET_FILE:fortran_crash> segv -xsim-np 4 ${NONE})
 xsim_mpi_test(fortran_stack_overflow_named ${RUN} expect-fail 1 nonzero "stack overflow in rank 1 .*-xsim-stack" --
   $<TARGET_FILE:fortran_crash> overflow -xsim-np 4 -xsim-stack 64K ${NONE})
+xsim_mpi_test(fortran_conventions ${RUN} same "1 2" -- $<TARGET_FILE:fortran_conventions> -xsim-np 5 ${NONE})
+xsim_mpi_test(fortran_conventions_ok ${RUN} expect-stdout 2 "^fortran_conventions: ok$" --
+  $<TARGET_FILE:fortran_conventions> -xsim-np 7 ${NONE})
+xsim_mpi_test(fortran_unsupported_named ${RUN} expect-fail 2 nonzero
+  "MPI_Group_range_incl is not supported by xsim yet \\(called by rank 1" --
+  $<TARGET_FILE:fortran_conventions> unsupported -xsim-np 4 ${NONE})
