@@ -27,6 +27,7 @@ contains
     character(len=16) :: arg
     character(len=80) :: line(1)
     double precision :: t
+    external :: rename_on_error
 
     call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
     errs = 0
@@ -171,12 +172,6 @@ contains
     call MPI_Finalize(ierr)
   end subroutine run
 
-  recursive subroutine rename_on_error(comm, code)
-    use mpi
-    integer :: comm, code, ierr
-    if (code == MPI_ERR_OTHER) call MPI_Comm_set_name(comm, 'handled', ierr)
-  end subroutine rename_on_error
-
   ! Rank 0 prints every rank's lines in rank order.
   subroutine emit_all(out, me, np)
     use mpi
@@ -195,3 +190,11 @@ contains
     deallocate(lines)
   end subroutine emit_all
 end program fortran_conventions
+
+! The error handler: an external subroutine (an internal one passed as an argument would need a trampoline on
+! the stack). It renames the communicator it is called with.
+recursive subroutine rename_on_error(comm, code)
+  use mpi
+  integer :: comm, code, ierr
+  if (code == MPI_ERR_OTHER) call MPI_Comm_set_name(comm, 'handled', ierr)
+end subroutine rename_on_error
