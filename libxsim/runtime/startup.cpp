@@ -61,7 +61,7 @@ bool env_true(const char* name) {
 }
 
 // What the executable imports from MPI: an initialisation function (C or Fortran), and whether it uses
-// MPICH's mpi_f08 bindings (mpi_*_f08*), which call the native PMPI_* functions past xsim.
+// the mpi_f08 bindings (mpi_*_f08*: MPICH's and Open MPI's), which call the native PMPI_* functions past xsim.
 struct MpiImports {
   bool init = false;
   bool f08 = false;
@@ -371,8 +371,8 @@ extern "C" __attribute__((visibility("default"))) int __libc_start_main(StartMai
   bool take_over = !env_true("XSIM_DISABLE") && (env_true("XSIM_FORCE") || imports.init);
   if (take_over && imports.f08) {  // it would run on the native MPI's world, silently: refuse instead
     std::fprintf(stderr,
-                 "xsim: this program uses the Fortran mpi_f08 module, which xsim does not support (MPICH's "
-                 "mpi_f08 bindings call the native MPI directly, past xsim); build it with 'use mpi' or "
+                 "xsim: this program uses the Fortran mpi_f08 module, which xsim does not support (the "
+                 "mpi_f08 bindings of MPICH and Open MPI call the native MPI directly, past xsim); build it with 'use mpi' or "
                  "mpif.h instead (see fortran/README.md), or run it without xsim (XSIM_DISABLE=1)\n");
     _exit(1);
   }
