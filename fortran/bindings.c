@@ -37,6 +37,8 @@ XF_ENTRY void mpi_alloc_mem_(MPI_Aint* size, MPI_Fint* info, void* baseptr, MPI_
   *ierr = rc;
 }
 XF_ALIASES(mpi_alloc_mem_, mpi_alloc_mem, mpi_alloc_mem__, MPI_ALLOC_MEM)
+XF_ALIASES(mpi_alloc_mem_, mpi_alloc_mem_cptr_, mpi_alloc_mem_cptr, mpi_alloc_mem_cptr__)
+XF_ALIAS1(mpi_alloc_mem_, MPI_ALLOC_MEM_CPTR)
 
 /* MPI_Allreduce */
 XF_ENTRY void mpi_allreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* op, MPI_Fint* comm, MPI_Fint* ierr) {
@@ -1963,6 +1965,8 @@ XF_ENTRY void mpi_win_allocate_(MPI_Aint* size, MPI_Fint* disp_unit, MPI_Fint* i
   *ierr = rc;
 }
 XF_ALIASES(mpi_win_allocate_, mpi_win_allocate, mpi_win_allocate__, MPI_WIN_ALLOCATE)
+XF_ALIASES(mpi_win_allocate_, mpi_win_allocate_cptr_, mpi_win_allocate_cptr, mpi_win_allocate_cptr__)
+XF_ALIAS1(mpi_win_allocate_, MPI_WIN_ALLOCATE_CPTR)
 
 /* MPI_Win_allocate_shared */
 XF_ENTRY void mpi_win_allocate_shared_(MPI_Aint* size, MPI_Fint* disp_unit, MPI_Fint* info, MPI_Fint* comm, void* baseptr, MPI_Fint* win, MPI_Fint* ierr) {
@@ -1972,6 +1976,8 @@ XF_ENTRY void mpi_win_allocate_shared_(MPI_Aint* size, MPI_Fint* disp_unit, MPI_
   *ierr = rc;
 }
 XF_ALIASES(mpi_win_allocate_shared_, mpi_win_allocate_shared, mpi_win_allocate_shared__, MPI_WIN_ALLOCATE_SHARED)
+XF_ALIASES(mpi_win_allocate_shared_, mpi_win_allocate_shared_cptr_, mpi_win_allocate_shared_cptr, mpi_win_allocate_shared_cptr__)
+XF_ALIAS1(mpi_win_allocate_shared_, MPI_WIN_ALLOCATE_SHARED_CPTR)
 
 /* MPI_Win_attach */
 XF_ENTRY void mpi_win_attach_(MPI_Fint* win, void* base, MPI_Aint* size, MPI_Fint* ierr) {
@@ -2149,6 +2155,8 @@ XF_ENTRY void mpi_win_shared_query_(MPI_Fint* win, MPI_Fint* rank, MPI_Aint* siz
   *ierr = rc;
 }
 XF_ALIASES(mpi_win_shared_query_, mpi_win_shared_query, mpi_win_shared_query__, MPI_WIN_SHARED_QUERY)
+XF_ALIASES(mpi_win_shared_query_, mpi_win_shared_query_cptr_, mpi_win_shared_query_cptr, mpi_win_shared_query_cptr__)
+XF_ALIAS1(mpi_win_shared_query_, MPI_WIN_SHARED_QUERY_CPTR)
 
 /* MPI_Win_start */
 XF_ENTRY void mpi_win_start_(MPI_Fint* group, MPI_Fint* assert, MPI_Fint* win, MPI_Fint* ierr) {

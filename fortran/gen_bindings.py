@@ -43,6 +43,8 @@ RENAMED = {
     "MPI_Errhandler_get": "MPI_Comm_get_errhandler",
     "MPI_Errhandler_set": "MPI_Comm_set_errhandler",
 }
+# The `mpi` module's TYPE(C_PTR) forms of these (Open MPI: mpi_alloc_mem_cptr_...) take the same arguments.
+CPTR = {"MPI_Alloc_mem", "MPI_Win_allocate", "MPI_Win_allocate_shared", "MPI_Win_shared_query"}
 # xsim implements these as plain calls of the native function; the native Fortran binding does the same and
 # knows the Fortran conventions of user functions (MPI_Op_create with a Fortran function).
 NATIVE = {"MPI_Op_create", "MPI_Op_free", "MPI_Op_commutative"}
@@ -208,6 +210,9 @@ def binding(fn, cfn, params):
     body.append("  *ierr = rc;")
     body.append("}")
     body.append(f"XF_ALIASES({lower}_, {lower}, {lower}__, {fn.upper()})")
+    if fn in CPTR:
+        body.append(f"XF_ALIASES({lower}_, {lower}_cptr_, {lower}_cptr, {lower}_cptr__)")
+        body.append(f"XF_ALIAS1({lower}_, {fn.upper()}_CPTR)")
     return "\n".join(body)
 
 

@@ -3,7 +3,8 @@
 ! status arrays and MPI_STATUSES_IGNORE; LOGICAL flags (MPI_Testall, MPI_Iprobe); CHARACTER arguments with
 ! blank padding (processor name, communicator names); an error handler that is a Fortran subroutine
 ! (MPI_Comm_create_errhandler + MPI_Comm_call_errhandler); MPI_Alltoallw's arrays of datatypes; window
-! attributes by value (MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_BASE); MPI_UNWEIGHTED in a distributed graph.
+! attributes by value (MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_BASE); MPI_Alloc_mem into a TYPE(C_PTR) (Open
+! MPI's `mpi` module calls mpi_alloc_mem_cptr_ for it); MPI_UNWEIGHTED in a distributed graph.
 ! Each rank counts its failed checks; rank 0 prints every rank's line (errors and virtual time) in rank order.
 ! With the argument `unsupported`, rank 1 calls MPI_Group_range_incl, which xsim does not support: the run
 ! must stop naming it.
@@ -14,6 +15,7 @@ contains
 
   recursive subroutine run()
     use mpi
+    use iso_c_binding, only: c_ptr, c_f_pointer
     implicit none
     integer :: ierr, me, np, provided, left, right, n, k, idx, outcount, errs, dup, eh, g, plen, clen, win
     integer :: reqs(4), indices(4), sts(MPI_STATUS_SIZE, 4), st(MPI_STATUS_SIZE), got(4)
@@ -25,6 +27,8 @@ contains
     character(len=MPI_MAX_PROCESSOR_NAME) :: pname
     character(len=MPI_MAX_OBJECT_NAME) :: cname
     character(len=16) :: arg
+    type(c_ptr) :: mem
+    integer, pointer :: words(:)
     character(len=80) :: line(1)
     double precision :: t
     external :: rename_on_error
@@ -152,6 +156,14 @@ contains
     call MPI_Get_address(wbuf, addr, ierr)
     if (.not. flag .or. aval /= addr) errs = errs + 1
     call MPI_Win_free(win, ierr)
+
+    ! memory from MPI_Alloc_mem through a TYPE(C_PTR)
+    call MPI_Alloc_mem(64_MPI_ADDRESS_KIND, MPI_INFO_NULL, mem, ierr)
+    call c_f_pointer(mem, words, (/ 16 /))
+    words = me
+    if (ierr /= MPI_SUCCESS .or. sum(words) /= 16 * me) errs = errs + 1
+    call MPI_Free_mem(words, ierr)
+    if (ierr /= MPI_SUCCESS) errs = errs + 1
 
     ! a distributed graph without weights (MPI_UNWEIGHTED)
     srcs(1) = left
