@@ -4,7 +4,8 @@
 ! blank padding (processor name, communicator names); an error handler that is a Fortran subroutine
 ! (MPI_Comm_create_errhandler + MPI_Comm_call_errhandler); MPI_Alltoallw's arrays of datatypes; window
 ! attributes by value (MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_BASE); MPI_Alloc_mem into a TYPE(C_PTR) (Open
-! MPI's `mpi` module calls mpi_alloc_mem_cptr_ for it); MPI_UNWEIGHTED in a distributed graph.
+! MPI's `mpi` module calls mpi_alloc_mem_cptr_ for it); MPI_UNWEIGHTED in a distributed graph; a reduction
+! operation that is a Fortran subroutine (MPI_Op_create: the native MPI's binding) in MPI_Allreduce.
 ! Each rank counts its failed checks; rank 0 prints every rank's line (errors and virtual time) in rank order.
 ! With the argument `unsupported`, rank 1 calls MPI_Group_range_incl, which xsim does not support: the run
 ! must stop naming it.
@@ -31,7 +32,8 @@ contains
     integer, pointer :: words(:)
     character(len=80) :: line(1)
     double precision :: t
-    external :: rename_on_error
+    external :: rename_on_error, max_abs
+    integer :: op, red(2)
 
     call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
     errs = 0
@@ -176,6 +178,14 @@ contains
     if (got(1) /= left) errs = errs + 1
     call MPI_Comm_free(g, ierr)
 
+    ! a user reduction written in Fortran: the largest absolute value
+    call MPI_Op_create(max_abs, .true., op, ierr)
+    red(1) = merge(-me, me, mod(me, 2) == 1)
+    red(2) = 3
+    call MPI_Allreduce(MPI_IN_PLACE, red, 2, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+    if (red(1) /= merge(1 - np, np - 1, mod(np - 1, 2) == 1) .or. red(2) /= 3) errs = errs + 1
+    call MPI_Op_free(op, ierr)
+
     t = MPI_Wtime()
     write(line(1), '(A,I0,A,I0,A,F12.9)') 'rank ', me, ': errors ', errs, ' t=', t
     call emit_all(line, me, np)
@@ -210,3 +220,12 @@ recursive subroutine rename_on_error(comm, code)
   integer :: comm, code, ierr
   if (code == MPI_ERR_OTHER) call MPI_Comm_set_name(comm, 'handled', ierr)
 end subroutine rename_on_error
+
+! A user reduction: inout(i) becomes the one of in(i), inout(i) with the larger absolute value.
+subroutine max_abs(in, inout, n, datatype)
+  integer :: n, datatype, i
+  integer :: in(n), inout(n)
+  do i = 1, n
+    if (abs(in(i)) > abs(inout(i))) inout(i) = in(i)
+  end do
+end subroutine max_abs
