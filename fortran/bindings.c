@@ -64,14 +64,14 @@ XF_ALIASES(mpi_alltoallv_, mpi_alltoallv, mpi_alltoallv__, MPI_ALLTOALLV)
 /* MPI_Alltoallw */
 XF_ENTRY void mpi_alltoallw_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* ierr) {
   const int n_sendtypes = xf_comm_peers(MPI_Comm_f2c(*comm));
-  MPI_Datatype* c_sendtypes = xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_sendtypes[XF_SMALL], *c_sendtypes = n_sendtypes <= XF_SMALL ? s_sendtypes : xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_sendtypes; ++i) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
   const int n_recvtypes = xf_comm_peers(MPI_Comm_f2c(*comm));
-  MPI_Datatype* c_recvtypes = xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_recvtypes[XF_SMALL], *c_recvtypes = n_recvtypes <= XF_SMALL ? s_recvtypes : xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_recvtypes; ++i) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
   int rc = MPI_Alltoallw(xf_buf(sendbuf), sendcounts, sdispls, c_sendtypes, xf_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
-  free(c_sendtypes);
-  free(c_recvtypes);
+  if (c_sendtypes != s_sendtypes) free(c_sendtypes);
+  if (c_recvtypes != s_recvtypes) free(c_recvtypes);
   *ierr = rc;
 }
 XF_ALIASES(mpi_alltoallw_, mpi_alltoallw, mpi_alltoallw__, MPI_ALLTOALLW)
@@ -1210,15 +1210,15 @@ XF_ALIASES(mpi_ialltoallv_, mpi_ialltoallv, mpi_ialltoallv__, MPI_IALLTOALLV)
 /* MPI_Ialltoallw */
 XF_ENTRY void mpi_ialltoallw_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   const int n_sendtypes = xf_comm_peers(MPI_Comm_f2c(*comm));
-  MPI_Datatype* c_sendtypes = xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_sendtypes[XF_SMALL], *c_sendtypes = n_sendtypes <= XF_SMALL ? s_sendtypes : xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_sendtypes; ++i) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
   const int n_recvtypes = xf_comm_peers(MPI_Comm_f2c(*comm));
-  MPI_Datatype* c_recvtypes = xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_recvtypes[XF_SMALL], *c_recvtypes = n_recvtypes <= XF_SMALL ? s_recvtypes : xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_recvtypes; ++i) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
   MPI_Request c_request = MPI_REQUEST_NULL;
   int rc = MPI_Ialltoallw(xf_buf(sendbuf), sendcounts, sdispls, c_sendtypes, xf_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), &c_request);
-  free(c_sendtypes);
-  free(c_recvtypes);
+  if (c_sendtypes != s_sendtypes) free(c_sendtypes);
+  if (c_recvtypes != s_recvtypes) free(c_recvtypes);
   if (rc == MPI_SUCCESS) *request = MPI_Request_c2f(c_request);
   *ierr = rc;
 }
@@ -1340,15 +1340,15 @@ XF_ALIASES(mpi_ineighbor_alltoallv_, mpi_ineighbor_alltoallv, mpi_ineighbor_allt
 /* MPI_Ineighbor_alltoallw */
 XF_ENTRY void mpi_ineighbor_alltoallw_(void* sendbuf, MPI_Fint* sendcounts, MPI_Aint* sdispls, MPI_Fint* sendtypes, void* recvbuf, MPI_Fint* recvcounts, MPI_Aint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
   const int n_sendtypes = xf_neighbors(MPI_Comm_f2c(*comm), 1);
-  MPI_Datatype* c_sendtypes = xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_sendtypes[XF_SMALL], *c_sendtypes = n_sendtypes <= XF_SMALL ? s_sendtypes : xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_sendtypes; ++i) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
   const int n_recvtypes = xf_neighbors(MPI_Comm_f2c(*comm), 0);
-  MPI_Datatype* c_recvtypes = xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_recvtypes[XF_SMALL], *c_recvtypes = n_recvtypes <= XF_SMALL ? s_recvtypes : xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_recvtypes; ++i) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
   MPI_Request c_request = MPI_REQUEST_NULL;
   int rc = MPI_Ineighbor_alltoallw(xf_buf(sendbuf), sendcounts, sdispls, c_sendtypes, xf_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm), &c_request);
-  free(c_sendtypes);
-  free(c_recvtypes);
+  if (c_sendtypes != s_sendtypes) free(c_sendtypes);
+  if (c_recvtypes != s_recvtypes) free(c_recvtypes);
   if (rc == MPI_SUCCESS) *request = MPI_Request_c2f(c_request);
   *ierr = rc;
 }
@@ -1548,14 +1548,14 @@ XF_ALIASES(mpi_neighbor_alltoallv_, mpi_neighbor_alltoallv, mpi_neighbor_alltoal
 /* MPI_Neighbor_alltoallw */
 XF_ENTRY void mpi_neighbor_alltoallw_(void* sendbuf, MPI_Fint* sendcounts, MPI_Aint* sdispls, MPI_Fint* sendtypes, void* recvbuf, MPI_Fint* recvcounts, MPI_Aint* rdispls, MPI_Fint* recvtypes, MPI_Fint* comm, MPI_Fint* ierr) {
   const int n_sendtypes = xf_neighbors(MPI_Comm_f2c(*comm), 1);
-  MPI_Datatype* c_sendtypes = xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_sendtypes[XF_SMALL], *c_sendtypes = n_sendtypes <= XF_SMALL ? s_sendtypes : xf_alloc(n_sendtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_sendtypes; ++i) c_sendtypes[i] = MPI_Type_f2c(sendtypes[i]);
   const int n_recvtypes = xf_neighbors(MPI_Comm_f2c(*comm), 0);
-  MPI_Datatype* c_recvtypes = xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
+  MPI_Datatype s_recvtypes[XF_SMALL], *c_recvtypes = n_recvtypes <= XF_SMALL ? s_recvtypes : xf_alloc(n_recvtypes, sizeof(MPI_Datatype));
   for (int i = 0; i < n_recvtypes; ++i) c_recvtypes[i] = MPI_Type_f2c(recvtypes[i]);
   int rc = MPI_Neighbor_alltoallw(xf_buf(sendbuf), sendcounts, sdispls, c_sendtypes, xf_buf(recvbuf), recvcounts, rdispls, c_recvtypes, MPI_Comm_f2c(*comm));
-  free(c_sendtypes);
-  free(c_recvtypes);
+  if (c_sendtypes != s_sendtypes) free(c_sendtypes);
+  if (c_recvtypes != s_recvtypes) free(c_recvtypes);
   *ierr = rc;
 }
 XF_ALIASES(mpi_neighbor_alltoallw_, mpi_neighbor_alltoallw, mpi_neighbor_alltoallw__, MPI_NEIGHBOR_ALLTOALLW)
@@ -1797,11 +1797,11 @@ XF_ALIASES(mpi_start_, mpi_start, mpi_start__, MPI_START)
 /* MPI_Startall */
 XF_ENTRY void mpi_startall_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* ierr) {
   const int n_array_of_requests = *count;
-  MPI_Request* c_array_of_requests = xf_alloc(n_array_of_requests, sizeof(MPI_Request));
+  MPI_Request s_array_of_requests[XF_SMALL], *c_array_of_requests = n_array_of_requests <= XF_SMALL ? s_array_of_requests : xf_alloc(n_array_of_requests, sizeof(MPI_Request));
   for (int i = 0; i < n_array_of_requests; ++i) c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
   int rc = MPI_Startall((int)*count, c_array_of_requests);
   for (int i = 0; i < n_array_of_requests; ++i) array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
-  free(c_array_of_requests);
+  if (c_array_of_requests != s_array_of_requests) free(c_array_of_requests);
   *ierr = rc;
 }
 XF_ALIASES(mpi_startall_, mpi_startall, mpi_startall__, MPI_STARTALL)
@@ -1831,17 +1831,17 @@ XF_ALIASES(mpi_test_cancelled_, mpi_test_cancelled, mpi_test_cancelled__, MPI_TE
 /* MPI_Testall */
 XF_ENTRY void mpi_testall_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* flag, MPI_Fint* array_of_statuses, MPI_Fint* ierr) {
   const int n_array_of_requests = *count;
-  MPI_Request* c_array_of_requests = xf_alloc(n_array_of_requests, sizeof(MPI_Request));
+  MPI_Request s_array_of_requests[XF_SMALL], *c_array_of_requests = n_array_of_requests <= XF_SMALL ? s_array_of_requests : xf_alloc(n_array_of_requests, sizeof(MPI_Request));
   for (int i = 0; i < n_array_of_requests; ++i) c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
   const int n_array_of_statuses = *count;
-  MPI_Status* c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : xf_alloc(n_array_of_statuses, sizeof(MPI_Status));
+  MPI_Status s_array_of_statuses[XF_SMALL], *c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : n_array_of_statuses <= XF_SMALL ? s_array_of_statuses : xf_alloc(n_array_of_statuses, sizeof(MPI_Status));
   int rc = MPI_Testall((int)*count, c_array_of_requests, flag, c_array_of_statuses);
   for (int i = 0; i < n_array_of_requests; ++i) array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
-  free(c_array_of_requests);
+  if (c_array_of_requests != s_array_of_requests) free(c_array_of_requests);
   if (rc == MPI_SUCCESS) *flag = xf_logical(*flag);
   if (c_array_of_statuses != MPI_STATUSES_IGNORE) {
     for (int i = 0, e = n_array_of_statuses; i < e; ++i) MPI_Status_c2f(&c_array_of_statuses[i], array_of_statuses + i * XF_STATUS_SIZE);
-    free(c_array_of_statuses);
+    if (c_array_of_statuses != s_array_of_statuses) free(c_array_of_statuses);
   }
   *ierr = rc;
 }
@@ -1850,12 +1850,12 @@ XF_ALIASES(mpi_testall_, mpi_testall, mpi_testall__, MPI_TESTALL)
 /* MPI_Testany */
 XF_ENTRY void mpi_testany_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* indx, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierr) {
   const int n_array_of_requests = *count;
-  MPI_Request* c_array_of_requests = xf_alloc(n_array_of_requests, sizeof(MPI_Request));
+  MPI_Request s_array_of_requests[XF_SMALL], *c_array_of_requests = n_array_of_requests <= XF_SMALL ? s_array_of_requests : xf_alloc(n_array_of_requests, sizeof(MPI_Request));
   for (int i = 0; i < n_array_of_requests; ++i) c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
   MPI_Status c_status, *p_status = xf_status_ignored(status) ? MPI_STATUS_IGNORE : &c_status;
   int rc = MPI_Testany((int)*count, c_array_of_requests, indx, flag, p_status);
   for (int i = 0; i < n_array_of_requests; ++i) array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
-  free(c_array_of_requests);
+  if (c_array_of_requests != s_array_of_requests) free(c_array_of_requests);
   if (rc == MPI_SUCCESS && *indx >= 0) *indx += 1;  /* Fortran indices start at 1 */
   if (rc == MPI_SUCCESS) *flag = xf_logical(*flag);
   if (p_status != MPI_STATUS_IGNORE) MPI_Status_c2f(&c_status, status);
@@ -1866,16 +1866,16 @@ XF_ALIASES(mpi_testany_, mpi_testany, mpi_testany__, MPI_TESTANY)
 /* MPI_Testsome */
 XF_ENTRY void mpi_testsome_(MPI_Fint* incount, MPI_Fint* array_of_requests, MPI_Fint* outcount, MPI_Fint* array_of_indices, MPI_Fint* array_of_statuses, MPI_Fint* ierr) {
   const int n_array_of_requests = *incount;
-  MPI_Request* c_array_of_requests = xf_alloc(n_array_of_requests, sizeof(MPI_Request));
+  MPI_Request s_array_of_requests[XF_SMALL], *c_array_of_requests = n_array_of_requests <= XF_SMALL ? s_array_of_requests : xf_alloc(n_array_of_requests, sizeof(MPI_Request));
   for (int i = 0; i < n_array_of_requests; ++i) c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
-  MPI_Status* c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : xf_alloc(*incount, sizeof(MPI_Status));
+  MPI_Status s_array_of_statuses[XF_SMALL], *c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : *incount <= XF_SMALL ? s_array_of_statuses : xf_alloc(*incount, sizeof(MPI_Status));
   int rc = MPI_Testsome((int)*incount, c_array_of_requests, outcount, array_of_indices, c_array_of_statuses);
   for (int i = 0; i < n_array_of_requests; ++i) array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
-  free(c_array_of_requests);
+  if (c_array_of_requests != s_array_of_requests) free(c_array_of_requests);
   if (rc == MPI_SUCCESS) for (int i = 0; i < xf_some(*outcount); ++i) array_of_indices[i] += 1;
   if (c_array_of_statuses != MPI_STATUSES_IGNORE) {
     for (int i = 0, e = xf_some(*outcount); i < e; ++i) MPI_Status_c2f(&c_array_of_statuses[i], array_of_statuses + i * XF_STATUS_SIZE);
-    free(c_array_of_statuses);
+    if (c_array_of_statuses != s_array_of_statuses) free(c_array_of_statuses);
   }
   *ierr = rc;
 }
@@ -1909,16 +1909,16 @@ XF_ALIASES(mpi_wait_, mpi_wait, mpi_wait__, MPI_WAIT)
 /* MPI_Waitall */
 XF_ENTRY void mpi_waitall_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* array_of_statuses, MPI_Fint* ierr) {
   const int n_array_of_requests = *count;
-  MPI_Request* c_array_of_requests = xf_alloc(n_array_of_requests, sizeof(MPI_Request));
+  MPI_Request s_array_of_requests[XF_SMALL], *c_array_of_requests = n_array_of_requests <= XF_SMALL ? s_array_of_requests : xf_alloc(n_array_of_requests, sizeof(MPI_Request));
   for (int i = 0; i < n_array_of_requests; ++i) c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
   const int n_array_of_statuses = *count;
-  MPI_Status* c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : xf_alloc(n_array_of_statuses, sizeof(MPI_Status));
+  MPI_Status s_array_of_statuses[XF_SMALL], *c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : n_array_of_statuses <= XF_SMALL ? s_array_of_statuses : xf_alloc(n_array_of_statuses, sizeof(MPI_Status));
   int rc = MPI_Waitall((int)*count, c_array_of_requests, c_array_of_statuses);
   for (int i = 0; i < n_array_of_requests; ++i) array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
-  free(c_array_of_requests);
+  if (c_array_of_requests != s_array_of_requests) free(c_array_of_requests);
   if (c_array_of_statuses != MPI_STATUSES_IGNORE) {
     for (int i = 0, e = n_array_of_statuses; i < e; ++i) MPI_Status_c2f(&c_array_of_statuses[i], array_of_statuses + i * XF_STATUS_SIZE);
-    free(c_array_of_statuses);
+    if (c_array_of_statuses != s_array_of_statuses) free(c_array_of_statuses);
   }
   *ierr = rc;
 }
@@ -1927,12 +1927,12 @@ XF_ALIASES(mpi_waitall_, mpi_waitall, mpi_waitall__, MPI_WAITALL)
 /* MPI_Waitany */
 XF_ENTRY void mpi_waitany_(MPI_Fint* count, MPI_Fint* array_of_requests, MPI_Fint* indx, MPI_Fint* status, MPI_Fint* ierr) {
   const int n_array_of_requests = *count;
-  MPI_Request* c_array_of_requests = xf_alloc(n_array_of_requests, sizeof(MPI_Request));
+  MPI_Request s_array_of_requests[XF_SMALL], *c_array_of_requests = n_array_of_requests <= XF_SMALL ? s_array_of_requests : xf_alloc(n_array_of_requests, sizeof(MPI_Request));
   for (int i = 0; i < n_array_of_requests; ++i) c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
   MPI_Status c_status, *p_status = xf_status_ignored(status) ? MPI_STATUS_IGNORE : &c_status;
   int rc = MPI_Waitany((int)*count, c_array_of_requests, indx, p_status);
   for (int i = 0; i < n_array_of_requests; ++i) array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
-  free(c_array_of_requests);
+  if (c_array_of_requests != s_array_of_requests) free(c_array_of_requests);
   if (rc == MPI_SUCCESS && *indx >= 0) *indx += 1;  /* Fortran indices start at 1 */
   if (p_status != MPI_STATUS_IGNORE) MPI_Status_c2f(&c_status, status);
   *ierr = rc;
@@ -1942,16 +1942,16 @@ XF_ALIASES(mpi_waitany_, mpi_waitany, mpi_waitany__, MPI_WAITANY)
 /* MPI_Waitsome */
 XF_ENTRY void mpi_waitsome_(MPI_Fint* incount, MPI_Fint* array_of_requests, MPI_Fint* outcount, MPI_Fint* array_of_indices, MPI_Fint* array_of_statuses, MPI_Fint* ierr) {
   const int n_array_of_requests = *incount;
-  MPI_Request* c_array_of_requests = xf_alloc(n_array_of_requests, sizeof(MPI_Request));
+  MPI_Request s_array_of_requests[XF_SMALL], *c_array_of_requests = n_array_of_requests <= XF_SMALL ? s_array_of_requests : xf_alloc(n_array_of_requests, sizeof(MPI_Request));
   for (int i = 0; i < n_array_of_requests; ++i) c_array_of_requests[i] = MPI_Request_f2c(array_of_requests[i]);
-  MPI_Status* c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : xf_alloc(*incount, sizeof(MPI_Status));
+  MPI_Status s_array_of_statuses[XF_SMALL], *c_array_of_statuses = xf_statuses_ignored(array_of_statuses) ? MPI_STATUSES_IGNORE : *incount <= XF_SMALL ? s_array_of_statuses : xf_alloc(*incount, sizeof(MPI_Status));
   int rc = MPI_Waitsome((int)*incount, c_array_of_requests, outcount, array_of_indices, c_array_of_statuses);
   for (int i = 0; i < n_array_of_requests; ++i) array_of_requests[i] = MPI_Request_c2f(c_array_of_requests[i]);
-  free(c_array_of_requests);
+  if (c_array_of_requests != s_array_of_requests) free(c_array_of_requests);
   if (rc == MPI_SUCCESS) for (int i = 0; i < xf_some(*outcount); ++i) array_of_indices[i] += 1;
   if (c_array_of_statuses != MPI_STATUSES_IGNORE) {
     for (int i = 0, e = xf_some(*outcount); i < e; ++i) MPI_Status_c2f(&c_array_of_statuses[i], array_of_statuses + i * XF_STATUS_SIZE);
-    free(c_array_of_statuses);
+    if (c_array_of_statuses != s_array_of_statuses) free(c_array_of_statuses);
   }
   *ierr = rc;
 }

@@ -156,11 +156,11 @@ def binding(fn, cfn, params):
             stem, _ = HANDLES[b]
             decl.append(f"MPI_Fint* {n}")
             pre.append(f"const int n_{n} = {key};")
-            pre.append(f"{b}* c_{n} = xf_alloc(n_{n}, sizeof({b}));")
+            pre.append(f"{b} s_{n}[XF_SMALL], *c_{n} = n_{n} <= XF_SMALL ? s_{n} : xf_alloc(n_{n}, sizeof({b}));")
             pre.append(f"for (int i = 0; i < n_{n}; ++i) c_{n}[i] = {stem}_f2c({n}[i]);")
             if not p["const"]:
                 post.append(f"for (int i = 0; i < n_{n}; ++i) {n}[i] = {stem}_c2f(c_{n}[i]);")
-            post.append(f"free(c_{n});")
+            post.append(f"if (c_{n} != s_{n}) free(c_{n});")
             call.append(f"c_{n}")
         elif b == "MPI_Status" and not p["array"]:
             decl.append(f"MPI_Fint* {n}")
@@ -181,12 +181,12 @@ def binding(fn, cfn, params):
                 alloc = f"n_{n}"
             else:
                 alloc = "*incount"
-            pre.append(f"MPI_Status* c_{n} = xf_statuses_ignored({n}) ? MPI_STATUSES_IGNORE : "
-                       f"xf_alloc({alloc}, sizeof(MPI_Status));")
+            pre.append(f"MPI_Status s_{n}[XF_SMALL], *c_{n} = xf_statuses_ignored({n}) ? MPI_STATUSES_IGNORE : "
+                       f"{alloc} <= XF_SMALL ? s_{n} : xf_alloc({alloc}, sizeof(MPI_Status));")
             count = expr if post_len else f"n_{n}"
             post.append(f"if (c_{n} != MPI_STATUSES_IGNORE) {{")
             post.append(f"  for (int i = 0, e = {count}; i < e; ++i) MPI_Status_c2f(&c_{n}[i], {n} + i * XF_STATUS_SIZE);")
-            post.append(f"  free(c_{n});")
+            post.append(f"  if (c_{n} != s_{n}) free(c_{n});")
             post.append("}")
             call.append(f"c_{n}")
         elif b == "char" and k == 1 and not p["array"]:

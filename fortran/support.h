@@ -55,6 +55,8 @@ static inline MPI_Fint xf_logical(int c) { return c ? 1 : 0; }
 /* an outcount of Waitsome/Testsome as a loop bound */
 static inline int xf_some(MPI_Fint outcount) { return outcount == MPI_UNDEFINED || outcount < 0 ? 0 : outcount; }
 
+/* arrays of up to XF_SMALL converted handles or statuses live on the caller's (the rank's) stack */
+#define XF_SMALL 8
 /* n elements of `size` bytes (at least one element, so that the result is never null); stops the run when
  * memory is exhausted */
 void* xf_alloc(int n, size_t size);
