@@ -186,34 +186,72 @@ XSIM_API int MPI_Group_rank(MPI_Group group, int* rank) {
   });
 }
 
+// The group of g's ranks listed (in that order), or of the others (in g's order).
+static MPI_Group group_incl(Group& g, int n, const int ranks[]) {
+  check_count(n);
+  std::vector<int32_t> m(static_cast<size_t>(n));
+  std::vector<char> seen(static_cast<size_t>(g.size), 0);
+  for (int i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= g.size) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " is not in the group");
+    if (seen[static_cast<size_t>(ranks[i])]++) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " listed twice");
+    m[static_cast<size_t>(i)] = g.world_of(ranks[i]);
+  }
+  return group_create(group_of(m));
+}
+
+static MPI_Group group_excl(Group& g, int n, const int ranks[]) {
+  check_count(n);
+  std::vector<char> drop(static_cast<size_t>(g.size), 0);
+  for (int i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= g.size) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " is not in the group");
+    if (drop[static_cast<size_t>(ranks[i])]++) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " listed twice");
+  }
+  std::vector<int32_t> m;
+  for (int i = 0; i < g.size; ++i)
+    if (!drop[static_cast<size_t>(i)]) m.push_back(g.world_of(i));
+  return group_create(group_of(m));
+}
+
 XSIM_API int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-  return guarded("MPI_Group_incl", MPI_COMM_WORLD, [&] {
-    Group& g = check_group(group);
-    check_count(n);
-    std::vector<int32_t> m(static_cast<size_t>(n));
-    std::vector<char> seen(static_cast<size_t>(g.size), 0);
-    for (int i = 0; i < n; ++i) {
-      if (ranks[i] < 0 || ranks[i] >= g.size) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " is not in the group");
-      if (seen[static_cast<size_t>(ranks[i])]++) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " listed twice");
-      m[static_cast<size_t>(i)] = g.world_of(ranks[i]);
-    }
-    *newgroup = group_create(group_of(m));
-  });
+  return guarded("MPI_Group_incl", MPI_COMM_WORLD,
+                 [&] { *newgroup = group_incl(check_group(group), n, ranks); });
 }
 
 XSIM_API int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
-  return guarded("MPI_Group_excl", MPI_COMM_WORLD, [&] {
+  return guarded("MPI_Group_excl", MPI_COMM_WORLD,
+                 [&] { *newgroup = group_excl(check_group(group), n, ranks); });
+}
+
+// The ranks (first, last, stride) triplets name, in order: first, first + stride, ... up to last
+// (MPI-3.1 §6.3.2; first > last goes with a negative stride; an empty triplet names none).
+static std::vector<int> range_ranks(const Group& g, int n, const int ranges[][3]) {
+  check_count(n);
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i) {
+    const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    const std::string which = "range " + std::to_string(i) + " (" + std::to_string(first) + ", " +
+                              std::to_string(last) + ", " + std::to_string(stride) + ")";
+    if (stride == 0) fail(MPI_ERR_ARG, which + " has stride 0");
+    if (first < 0 || first >= g.size || last < 0 || last >= g.size)
+      fail(MPI_ERR_RANK, which + " names a rank outside the group of " + std::to_string(g.size));
+    for (long r = first; stride > 0 ? r <= last : r >= last; r += stride) out.push_back(static_cast<int>(r));
+  }
+  return out;
+}
+
+XSIM_API int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return guarded("MPI_Group_range_incl", MPI_COMM_WORLD, [&] {
     Group& g = check_group(group);
-    check_count(n);
-    std::vector<char> drop(static_cast<size_t>(g.size), 0);
-    for (int i = 0; i < n; ++i) {
-      if (ranks[i] < 0 || ranks[i] >= g.size) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " is not in the group");
-      if (drop[static_cast<size_t>(ranks[i])]++) fail(MPI_ERR_RANK, "rank " + std::to_string(ranks[i]) + " listed twice");
-    }
-    std::vector<int32_t> m;
-    for (int i = 0; i < g.size; ++i)
-      if (!drop[static_cast<size_t>(i)]) m.push_back(g.world_of(i));
-    *newgroup = group_create(group_of(m));
+    std::vector<int> r = range_ranks(g, n, ranges);
+    *newgroup = group_incl(g, static_cast<int>(r.size()), r.data());
+  });
+}
+
+XSIM_API int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  return guarded("MPI_Group_range_excl", MPI_COMM_WORLD, [&] {
+    Group& g = check_group(group);
+    std::vector<int> r = range_ranks(g, n, ranges);
+    *newgroup = group_excl(g, static_cast<int>(r.size()), r.data());
   });
 }
 
