@@ -1132,6 +1132,24 @@ XF_ENTRY void mpi_group_intersection_(MPI_Fint* group1, MPI_Fint* group2, MPI_Fi
 }
 XF_ALIASES(mpi_group_intersection_, mpi_group_intersection, mpi_group_intersection__, MPI_GROUP_INTERSECTION)
 
+/* MPI_Group_range_excl */
+XF_ENTRY void mpi_group_range_excl_(MPI_Fint* group, MPI_Fint* n, MPI_Fint (*ranges)[3], MPI_Fint* newgroup, MPI_Fint* ierr) {
+  MPI_Group c_newgroup = MPI_GROUP_NULL;
+  int rc = MPI_Group_range_excl(MPI_Group_f2c(*group), (int)*n, ranges, &c_newgroup);
+  if (rc == MPI_SUCCESS) *newgroup = MPI_Group_c2f(c_newgroup);
+  *ierr = rc;
+}
+XF_ALIASES(mpi_group_range_excl_, mpi_group_range_excl, mpi_group_range_excl__, MPI_GROUP_RANGE_EXCL)
+
+/* MPI_Group_range_incl */
+XF_ENTRY void mpi_group_range_incl_(MPI_Fint* group, MPI_Fint* n, MPI_Fint (*ranges)[3], MPI_Fint* newgroup, MPI_Fint* ierr) {
+  MPI_Group c_newgroup = MPI_GROUP_NULL;
+  int rc = MPI_Group_range_incl(MPI_Group_f2c(*group), (int)*n, ranges, &c_newgroup);
+  if (rc == MPI_SUCCESS) *newgroup = MPI_Group_c2f(c_newgroup);
+  *ierr = rc;
+}
+XF_ALIASES(mpi_group_range_incl_, mpi_group_range_incl, mpi_group_range_incl__, MPI_GROUP_RANGE_INCL)
+
 /* MPI_Group_rank */
 XF_ENTRY void mpi_group_rank_(MPI_Fint* group, MPI_Fint* rank, MPI_Fint* ierr) {
   int rc = MPI_Group_rank(MPI_Group_f2c(*group), rank);
@@ -2228,10 +2246,6 @@ XF_ENTRY void mpi_grequest_complete_(void) { xsim_unsupported("MPI_Grequest_comp
 XF_ALIASES(mpi_grequest_complete_, mpi_grequest_complete, mpi_grequest_complete__, MPI_GREQUEST_COMPLETE)
 XF_ENTRY void mpi_grequest_start_(void) { xsim_unsupported("MPI_Grequest_start"); }
 XF_ALIASES(mpi_grequest_start_, mpi_grequest_start, mpi_grequest_start__, MPI_GREQUEST_START)
-XF_ENTRY void mpi_group_range_excl_(void) { xsim_unsupported("MPI_Group_range_excl"); }
-XF_ALIASES(mpi_group_range_excl_, mpi_group_range_excl, mpi_group_range_excl__, MPI_GROUP_RANGE_EXCL)
-XF_ENTRY void mpi_group_range_incl_(void) { xsim_unsupported("MPI_Group_range_incl"); }
-XF_ALIASES(mpi_group_range_incl_, mpi_group_range_incl, mpi_group_range_incl__, MPI_GROUP_RANGE_INCL)
 XF_ENTRY void mpi_win_create_errhandler_(void) { xsim_unsupported("MPI_Win_create_errhandler"); }
 XF_ALIASES(mpi_win_create_errhandler_, mpi_win_create_errhandler, mpi_win_create_errhandler__, MPI_WIN_CREATE_ERRHANDLER)
 XF_ENTRY void mpi_win_delete_attr_(void) { xsim_unsupported("MPI_Win_delete_attr"); }

@@ -132,6 +132,9 @@ def binding(fn, cfn, params):
                 post.append(f"if (rc == MPI_SUCCESS && *{n} >= 0) *{n} += 1;  /* Fortran indices start at 1 */")
             if n == "array_of_indices":
                 post.append(f"if (rc == MPI_SUCCESS) for (int i = 0; i < {key[5:]}; ++i) {n}[i] += 1;")
+        elif b == "int" and k == 2 and n == "ranges":  # INTEGER RANGES(3, N) is C's int ranges[N][3]
+            decl.append(f"MPI_Fint (*{n})[3]")
+            call.append(n)
         elif b in WIDE and k <= 1:
             decl.append(f"{WIDE[b]}* {n}")
             call.append(f"*{n}" if k == 0 else n)
