@@ -1,5 +1,6 @@
 #include "stack_pool.hpp"
 
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -18,6 +19,22 @@ long read_max_map_count() {
   if (f) f >> v;
   return v;
 }
+
+// Whether the executable asks for an executable stack (PT_GNU_STACK with PF_X), as gfortran programs do when
+// they pass an internal procedure as an argument (its trampoline lives on the stack). The kernel and glibc
+// honour it for the process's own stacks; rank stacks must too, or such a call faults.
+bool executable_wants_exec_stack() {
+  bool exec = false;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        for (int i = 0; i < info->dlpi_phnum; ++i)
+          if (info->dlpi_phdr[i].p_type == PT_GNU_STACK)
+            *static_cast<bool*>(out) = (info->dlpi_phdr[i].p_flags & PF_X) != 0;
+        return 1;  // the first object is the executable
+      },
+      &exec);
+  return exec;
+}
 }  // namespace
 
 StackPool::StackPool(size_t count, size_t stack_size) : count_(count) {
@@ -29,7 +46,8 @@ StackPool::StackPool(size_t count, size_t stack_size) : count_(count) {
   slot_ = usable + guard_;
   bytes_ = slot_ * count;
   if (count == 0) return;
-  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  const int prot = PROT_READ | PROT_WRITE | (executable_wants_exec_stack() ? PROT_EXEC : 0);
+  void* p = mmap(nullptr, bytes_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     throw std::runtime_error("cannot reserve " + std::to_string(bytes_ >> 20) + " MiB of address space for " +
                              std::to_string(count) + " rank stacks of " + std::to_string(usable >> 10) +

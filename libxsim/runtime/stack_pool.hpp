@@ -2,7 +2,8 @@
 // mapping (one mapping per stack would exceed vm.max_map_count near 65,530). Layer: libxsim/runtime.
 // Overflow detection: a PROT_NONE guard page below each stack while the guard mappings fit under
 // vm.max_map_count, and always a canary at the bottom of each stack, checked on every switch out of a rank.
-// Released stacks return their pages to the system (MADV_DONTNEED). Single-threaded use only.
+// Released stacks return their pages to the system (MADV_DONTNEED). Single-threaded use only. The stacks are
+// executable when the executable asks for an executable stack (PT_GNU_STACK: gfortran's trampolines).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -85,7 +85,9 @@ contains
     end if
     t = MPI_Wtime()
     nout = nout + 1
-    write(out(nout), '(A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': shift src ', src, ' dst ', dst, ' t=', t
+    ! MPI_PROC_NULL printed as -1 whatever its value (MPICH -1, Open MPI -2): the same output for both MPIs
+    write(out(nout), '(A,I0,A,I0,A,I0,A,F12.9)') 'rank ', me, ': shift src ', merge(-1, src, src == MPI_PROC_NULL), &
+      ' dst ', merge(-1, dst, dst == MPI_PROC_NULL), ' t=', t
 
     ! rows (keep dimension 1) and columns (keep dimension 0)
     remain = [.false., .true.]

@@ -2,7 +2,8 @@
 ! MPI_Init_thread; 1-based indices from MPI_Waitany/MPI_Waitsome (MPI_UNDEFINED when nothing is left);
 ! status arrays and MPI_STATUSES_IGNORE; LOGICAL flags (MPI_Testall, MPI_Iprobe); CHARACTER arguments with
 ! blank padding (processor name, communicator names); an error handler that is a Fortran subroutine
-! (MPI_Comm_create_errhandler + MPI_Comm_call_errhandler); MPI_Alltoallw's arrays of datatypes; window
+! (MPI_Comm_create_errhandler + MPI_Comm_call_errhandler), also an internal one called through a trampoline on
+! the rank's stack; MPI_Alltoallw's arrays of datatypes; window
 ! attributes by value (MPI_WIN_SIZE, MPI_WIN_DISP_UNIT, MPI_WIN_BASE); MPI_Alloc_mem into a TYPE(C_PTR) (Open
 ! MPI's `mpi` module calls mpi_alloc_mem_cptr_ for it); MPI_UNWEIGHTED in a distributed graph; a reduction
 ! operation that is a Fortran subroutine (MPI_Op_create: the native MPI's binding) in MPI_Allreduce.
@@ -32,7 +33,7 @@ contains
     integer, pointer :: words(:)
     character(len=80) :: line(1)
     double precision :: t
-    external :: rename_on_error, max_abs
+    external :: rename_on_error, max_abs, count_errors_internally
     integer :: op, red(2)
 
     call MPI_Init_thread(MPI_THREAD_FUNNELED, provided, ierr)
@@ -131,6 +132,7 @@ contains
     call MPI_Comm_get_name(dup, cname, clen, ierr)
     if (cname /= 'handled') errs = errs + 1
     call MPI_Errhandler_free(eh, ierr)
+    call count_errors_internally(dup, errs)
     call MPI_Comm_free(dup, ierr)
     if (dup /= MPI_COMM_NULL) errs = errs + 1
 
@@ -229,3 +231,23 @@ subroutine max_abs(in, inout, n, datatype)
     if (abs(in(i)) > abs(inout(i))) inout(i) = in(i)
   end do
 end subroutine max_abs
+
+! An error handler that is an internal subroutine updating a variable of its host: gfortran passes it through a
+! trampoline on the (rank's) stack, so the executable asks for an executable stack and xsim's rank stacks
+! must honour that.
+recursive subroutine count_errors_internally(comm, errs)
+  use mpi
+  integer :: comm, errs, eh, ierr, handled
+  handled = 0
+  call MPI_Comm_create_errhandler(count_error, eh, ierr)
+  call MPI_Comm_set_errhandler(comm, eh, ierr)
+  call MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER, ierr)
+  call MPI_Comm_call_errhandler(comm, MPI_ERR_OTHER, ierr)
+  if (handled /= 2) errs = errs + 1
+  call MPI_Errhandler_free(eh, ierr)
+contains
+  subroutine count_error(c, code)
+    integer :: c, code
+    if (code == MPI_ERR_OTHER .and. c /= MPI_COMM_NULL) handled = handled + 1
+  end subroutine count_error
+end subroutine count_errors_internally
