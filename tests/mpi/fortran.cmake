@@ -65,5 +65,5 @@ xsim_mpi_test(fortran_conventions ${RUN} same "1 2" -- $<TARGET_FILE:fortran_con
 xsim_mpi_test(fortran_conventions_ok ${RUN} expect-stdout 2 "^fortran_conventions: ok$" --
   $<TARGET_FILE:fortran_conventions> -xsim-np 7 ${NONE})
 xsim_mpi_test(fortran_unsupported_named ${RUN} expect-fail 2 nonzero
-  "MPI_Group_range_incl is not supported by xsim yet \\(called by rank 1" --
+  "MPI_Comm_join is not supported by xsim yet \\(called by rank 1" --
   $<TARGET_FILE:fortran_conventions> unsupported -xsim-np 4 ${NONE})
