@@ -260,7 +260,7 @@ std::vector<std::string> to_lib_list(std::string_view v, const std::string& wher
 CpuModel to_cpu(std::string_view v, const std::string& where) {
   if (v == "scaled") return CpuModel::scaled;
   if (v == "none") return CpuModel::none;
-  fail(where, "unknown processor model " + quoted(v) + "; give none or scaled");
+  fail(where, "unknown processor model " + quoted(v) + "; give none or scaled" + suggestion(v, {"none", "scaled"}));
 }
 
 bool to_bool(std::string_view v, const std::string& where) {
@@ -730,7 +730,8 @@ NetworkSpec inline_spec(const std::string& spec) {
       }
       const LevelKey* k = find_level_key(key, t, true);
       if (!k) {
-        std::vector<std::string> known = level_key_names(t, true);
+        std::vector<std::string> known = level_key_names(t, true), long_names = level_key_names(t, false);
+        known.insert(known.end(), long_names.begin(), long_names.end());  // both spellings are accepted inline
         known.insert(known.end(), {"os", "or"});
         std::string why = is_level_key_anywhere(key, true) ? "key " + quoted(key) + " does not apply to a " + t + " level"
                                                            : "unknown key " + quoted(key) + " for a " + t + " level";

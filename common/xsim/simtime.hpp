@@ -18,7 +18,8 @@ class SimTime {
   // Rounds to the nearest picosecond; throws for NaN, negative or out-of-range values.
   static SimTime from_seconds(double s) {
     if (!(s >= 0.0) || s * 1e12 >= 9.2e18)
-      throw std::overflow_error("virtual time out of range: " + std::to_string(s) + " s");
+      throw std::overflow_error("virtual time out of range: " + std::to_string(s) +
+                                " s (virtual times are 64-bit picoseconds: 0 to 9.2e6 s, about 106 days)");
     return SimTime(static_cast<int64_t>(std::llround(s * 1e12)));
   }
   static constexpr SimTime infinity() { return SimTime(std::numeric_limits<int64_t>::max()); }

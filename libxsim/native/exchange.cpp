@@ -36,14 +36,12 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, i
   size_t total = 0;
   for (int p = 0; p < nprocs_; ++p) {
     size_t n = out_[static_cast<size_t>(p)].size();
-    if (n > static_cast<size_t>(std::numeric_limits<int>::max()) / 2)
-      throw std::runtime_error("more than 1 GiB of messages for one native process in one window");
     rows_out_[static_cast<size_t>(p) * kRow + 0] = static_cast<int64_t>(n);
     rows_out_[static_cast<size_t>(p) * kRow + 1] = local_next_ps;
     rows_out_[static_cast<size_t>(p) * kRow + 2] = unfinished;
     rows_out_[static_cast<size_t>(p) * kRow + 3] = messages;
-    sdispls_[static_cast<size_t>(p)] = static_cast<int>(total);
-    scounts_[static_cast<size_t>(p)] = static_cast<int>(n);
+    sdispls_[static_cast<size_t>(p)] = static_cast<MPI_Aint>(total);
+    scounts_[static_cast<size_t>(p)] = static_cast<MPI_Count>(n);
     total += n;
   }
   check(PMPI_Alltoall(rows_out_.data(), kRow, MPI_INT64_T, rows_in_.data(), kRow, MPI_INT64_T, MPI_COMM_WORLD),
@@ -52,8 +50,8 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, i
   size_t rtotal = 0;
   for (int p = 0; p < nprocs_; ++p) {
     const int64_t* row = &rows_in_[static_cast<size_t>(p) * kRow];
-    rcounts_[static_cast<size_t>(p)] = static_cast<int>(row[0]);
-    rdispls_[static_cast<size_t>(p)] = static_cast<int>(rtotal);
+    rcounts_[static_cast<size_t>(p)] = static_cast<MPI_Count>(row[0]);
+    rdispls_[static_cast<size_t>(p)] = static_cast<MPI_Aint>(rtotal);
     rtotal += static_cast<size_t>(row[0]);
     if (row[1] < r.next_event_ps) r.next_event_ps = row[1];
     r.unfinished += row[2];
@@ -66,9 +64,10 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, i
       if (!o.empty()) std::memcpy(sendbuf_.data() + sdispls_[static_cast<size_t>(p)], o.data(), o.size());
     }
     inbox.resize(rtotal);
-    check(PMPI_Alltoallv(sendbuf_.data(), scounts_.data(), sdispls_.data(), MPI_BYTE, inbox.data(),
-                         rcounts_.data(), rdispls_.data(), MPI_BYTE, MPI_COMM_WORLD),
-          "MPI_Alltoallv");
+    // Large counts: a window may carry more than 2 GiB (messages of any size, many of them).
+    check(PMPI_Alltoallv_c(sendbuf_.data(), scounts_.data(), sdispls_.data(), MPI_BYTE, inbox.data(),
+                           rcounts_.data(), rdispls_.data(), MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Alltoallv_c");
   } else {
     inbox.clear();
   }

@@ -29,7 +29,8 @@ class Exchange {
   int nprocs_;
   std::vector<std::vector<char>> out_;
   std::vector<int64_t> rows_out_, rows_in_;
-  std::vector<int> scounts_, sdispls_, rcounts_, rdispls_;
+  std::vector<MPI_Count> scounts_, rcounts_;  // 64-bit: MPI-4's large-count Alltoallv_c
+  std::vector<MPI_Aint> sdispls_, rdispls_;
   std::vector<char> sendbuf_;
 };
 

@@ -72,7 +72,10 @@ XSIM_API int MPI_Abort(MPI_Comm comm, int code) {
     std::fflush(nullptr);
     return PMPI_Abort(MPI_COMM_WORLD, code);
   }
-  E().mpi_enter();
+  try {
+    E().mpi_enter();
+  } catch (const std::exception&) {  // the compute time left the virtual time range: abort all the same
+  }
   Rank& r = E().current();
   char buf[160];
   std::snprintf(buf, sizeof buf, "MPI_Abort called by rank %d with error code %d at virtual time %.9f s", r.world,
@@ -82,7 +85,11 @@ XSIM_API int MPI_Abort(MPI_Comm comm, int code) {
 
 XSIM_API double MPI_Wtime(void) {
   if (!g_engine || !g_engine->in_rank()) return 0.0;
-  E().mpi_enter();
+  try {
+    E().mpi_enter();  // charges the compute time since the last call: may leave the virtual time range
+  } catch (const std::exception& err) {
+    internal_failure("MPI_Wtime", err.what());
+  }
   double t = E().current().clock.seconds();
   E().mpi_leave();
   return t;
@@ -127,8 +134,12 @@ XSIM_API int xsim_is_simulated(void) { return g_engine && g_engine->in_rank() ? 
 XSIM_API int xsim_compute(double seconds) {
   if (!g_engine || !g_engine->in_rank()) return -1;
   if (!(seconds >= 0.0)) return -1;
-  E().mpi_enter();
-  E().charge_compute(SimTime::from_seconds(seconds));
+  try {  // a charge beyond the virtual time range (about 106 days) ends the run: it cannot be simulated
+    E().mpi_enter();
+    E().charge_compute(SimTime::from_seconds(seconds));
+  } catch (const std::exception& err) {
+    internal_failure("xsim_compute", err.what());
+  }
   E().mpi_leave();
   return 0;
 }

@@ -101,6 +101,7 @@ constexpr MPI_Comm kReqComm = MPI_COMM_WORLD;
 // Request ids of an application's request array (-1 for MPI_REQUEST_NULL), and how many are active.
 std::vector<int> ids_of(int n, const MPI_Request reqs[], int* active = nullptr) {
   check_count(n);
+  if (n > 0) check_pointer(reqs, MPI_ERR_REQUEST, "the array of requests");
   std::vector<int> ids(static_cast<size_t>(n));
   int a = 0;
   for (int i = 0; i < n; ++i) {
@@ -210,6 +211,7 @@ XSIM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int d
 
 XSIM_API int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   return guarded("MPI_Wait", kReqComm, [&] {
+    check_pointer(req, MPI_ERR_REQUEST, "the request");
     int id = active_id(*req);
     if (id < 0) return empty_status(status);
     Request& q = E().request(id);
@@ -281,6 +283,8 @@ XSIM_API int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[
 
 XSIM_API int MPI_Test(MPI_Request* req, int* flag, MPI_Status* status) {
   return guarded("MPI_Test", kReqComm, [&] {
+    check_pointer(req, MPI_ERR_REQUEST, "the request");
+    check_pointer(flag, MPI_ERR_ARG, "the flag");
     int id = active_id(*req);
     if (id < 0) {
       *flag = 1;
@@ -385,6 +389,7 @@ XSIM_API int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[
 
 XSIM_API int MPI_Request_free(MPI_Request* req) {
   return guarded("MPI_Request_free", kReqComm, [&] {
+    check_pointer(req, MPI_ERR_REQUEST, "the request");
     int id = from_handle(*req);
     if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Request_free on MPI_REQUEST_NULL");
     Request& q = E().request(id);
@@ -408,6 +413,7 @@ XSIM_API int MPI_Request_free(MPI_Request* req) {
 
 XSIM_API int MPI_Cancel(MPI_Request* req) {
   return guarded("MPI_Cancel", kReqComm, [&] {
+    check_pointer(req, MPI_ERR_REQUEST, "the request");
     if (*req == MPI_REQUEST_NULL) fail(MPI_ERR_REQUEST, "MPI_Cancel on MPI_REQUEST_NULL");
     int id = active_id(*req);
     if (id < 0) fail(MPI_ERR_REQUEST, "MPI_Cancel on an inactive persistent request");
@@ -566,18 +572,23 @@ XSIM_API int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, 
 }
 
 XSIM_API int MPI_Start(MPI_Request* req) {
-  return guarded("MPI_Start", kReqComm, [&] { start_one(*req); });
+  return guarded("MPI_Start", kReqComm, [&] {
+    check_pointer(req, MPI_ERR_REQUEST, "the request");
+    start_one(*req);
+  });
 }
 
 XSIM_API int MPI_Startall(int n, MPI_Request reqs[]) {
   return guarded("MPI_Startall", kReqComm, [&] {
     check_count(n);
+    if (n > 0) check_pointer(reqs, MPI_ERR_REQUEST, "the array of requests");
     for (int i = 0; i < n; ++i) start_one(reqs[i]);
   });
 }
 
 XSIM_API int MPI_Request_get_status(MPI_Request req, int* flag, MPI_Status* status) {
   return guarded("MPI_Request_get_status", kReqComm, [&] {
+    check_pointer(flag, MPI_ERR_ARG, "the flag");
     int id = active_id(req);
     if (id < 0) {
       *flag = 1;

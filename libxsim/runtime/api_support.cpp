@@ -1,6 +1,7 @@
 #include "api_support.hpp"
 
 #include <cstdio>
+#include <cstring>
 
 #include "native/datatype.hpp"
 #include "native/exchange.hpp"
@@ -15,6 +16,14 @@ constexpr uint32_t kRequestMask = 0x03ffffffu;
 
 void fail(int code, std::string what) { throw MpiErr{code, std::move(what)}; }
 
+namespace {
+std::string seconds9(SimTime t) {  // as every other message prints a virtual time
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.9f", t.seconds());
+  return buf;
+}
+}  // namespace
+
 int error_outside_simulation(const char* name) {
   std::fprintf(stderr,
                "xsim: %s called outside a virtual rank (before the simulation started, after it ended, or from "
@@ -23,26 +32,38 @@ int error_outside_simulation(const char* name) {
   return MPI_ERR_OTHER;
 }
 
+void check_init_state(const char* name) {
+  const Rank& r = g_engine->current();
+  if (!std::strcmp(name, "MPI_Init") || !std::strcmp(name, "MPI_Init_thread") || !std::strcmp(name, "MPI_Finalize"))
+    return;  // they check their own order
+  if (!r.mpi_initialized)
+    fail(MPI_ERR_OTHER, std::string(name) + " called before MPI_Init (call MPI_Init or MPI_Init_thread first)");
+  fail(MPI_ERR_OTHER, std::string(name) + " called after MPI_Finalize (no MPI call but MPI_Initialized, "
+                                          "MPI_Finalized, MPI_Get_version and MPI_Get_library_version may follow it)");
+}
+
 int route_error(const char* name, MPI_Comm comm, int code, const std::string& what) {
   Engine& e = *g_engine;
   Rank& r = e.current();
-  const MPI_Comm where = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+  // An error on no valid communicator (MPI_COMM_NULL, a freed or made-up handle) goes to MPI_COMM_WORLD's
+  // handler, as in MPICH.
+  const MPI_Comm where = comm == MPI_COMM_NULL || !comm_lookup(comm) ? MPI_COMM_WORLD : comm;
   MPI_Errhandler h = comm_errhandler(where);
   if (h == MPI_ERRORS_RETURN) return code;
   if (errhandler_is_user(h)) return errhandler_invoke(h, where, code);  // api_errh.cpp
   char text[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   PMPI_Error_string(code, text, &len);
-  e.abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " +
-                            std::to_string(r.clock.seconds()) + " s: " + name + ": " + what + " (" + text +
+  e.abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " + seconds9(r.clock) + " s: " +
+                            name + ": " + what + " (" + text +
                             "); the error handler is " +
                             (h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
 }
 
 void internal_failure(const char* name, const char* what) {
   Rank& r = g_engine->current();
-  g_engine->abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " +
-                                    std::to_string(r.clock.seconds()) + " s: " + name + ": " + what);
+  g_engine->abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " + seconds9(r.clock) +
+                                    " s: " + name + ": " + what);
 }
 
 Comm& check_comm(MPI_Comm c) {
@@ -67,6 +88,10 @@ void check_type(MPI_Datatype t) {
 void check_buffer(const void* buf, int count) {
   if (buf == nullptr && count > 0 && buf != MPI_BOTTOM)
     fail(MPI_ERR_BUFFER, "null buffer with count " + std::to_string(count));
+}
+
+void check_pointer(const void* p, int error_class, const char* what) {
+  if (p == nullptr) fail(error_class, std::string("null pointer for ") + what);
 }
 
 void check_send_tag(int tag) {

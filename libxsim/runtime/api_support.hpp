@@ -31,16 +31,25 @@ int guarded(const char* name, MPI_Comm comm, F&& body);
 int error_outside_simulation(const char* name);
 int route_error(const char* name, MPI_Comm comm, int code, const std::string& what);
 [[noreturn]] void internal_failure(const char* name, const char* what);
+// A call made before MPI_Init or after MPI_Finalize: fails with MPI_ERR_OTHER, except the calls MPI allows
+// then (MPI_Init, MPI_Init_thread; MPI_Finalize reports its own misuse).
+void check_init_state(const char* name);
 
 template <class F>
 int guarded(const char* name, MPI_Comm comm, F&& body) {
   Engine* e = g_engine;
   if (!e || !e->in_rank()) return error_outside_simulation(name);
-  e->mpi_enter();
-  if (Observer* ob = e->observer()) [[unlikely]]  // trace / statistics (observer.hpp); null when off
-    ob->enter(e->current(), name, comm);
   int rc = MPI_SUCCESS;
   try {
+    e->mpi_enter();  // may throw: compute time beyond the virtual time range
+  } catch (const std::exception& err) {
+    internal_failure(name, err.what());
+  }
+  if (Observer* ob = e->observer()) [[unlikely]]  // trace / statistics (observer.hpp); null when off
+    ob->enter(e->current(), name, comm);
+  try {
+    if (!e->current().mpi_active()) [[unlikely]]
+      check_init_state(name);  // before MPI_Init or after MPI_Finalize
     body();
   } catch (const MpiErr& err) {
     rc = route_error(name, comm, err.code, err.what);
@@ -60,6 +69,8 @@ Comm& check_comm(MPI_Comm c);
 void check_count(int count);
 void check_type(MPI_Datatype t);
 void check_buffer(const void* buf, int count);
+// A pointer argument the call writes to or reads from (a request, an array of n requests, ...).
+void check_pointer(const void* p, int error_class, const char* what);
 void check_send_tag(int tag);
 void check_recv_tag(int tag);
 // Checks a peer rank (allowing MPI_PROC_NULL, and MPI_ANY_SOURCE when `any_ok`).

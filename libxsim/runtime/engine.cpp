@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <stdexcept>
 #include <new>
 
 #include "native/datatype.hpp"
@@ -31,8 +33,10 @@ std::string describe_comm(MPI_Comm c);
 constexpr int kDeadlockExitCode = 3;
 
 Message* Message::create(uint64_t bytes) {
-  void* p = std::malloc(sizeof(Message) + bytes);
-  if (!p) throw std::bad_alloc();
+  void* p = bytes <= std::numeric_limits<size_t>::max() - sizeof(Message) ? std::malloc(sizeof(Message) + bytes)
+                                                                          : nullptr;
+  if (!p)  // ends the run naming the rank and the call (api_support.hpp's guarded)
+    throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
   return static_cast<Message*>(p);
 }
 void Message::destroy(Message* m) { std::free(m); }
@@ -845,9 +849,15 @@ int Engine::report_deadlock(int64_t unfinished_total) {
       continue;
     }
     if (shown < 16) {
-      std::fprintf(stderr, "xsim:   rank %d at virtual time %.9f s: blocked in %s (peer %s, tag %s, %s)\n",
+      // A peer of MPI_COMM_WORLD on this process that has already ended: say so (it is the usual cause).
+      std::string gone;
+      if (r.block.comm == MPI_COMM_WORLD && r.block.peer >= 0)
+        if (const Rank* p = local_rank(r.block.peer); p && p->state == RankState::Done)
+          gone = "; rank " + std::to_string(p->world) + " has already ended" +
+                 (p->mpi_finalized ? "" : " without calling MPI_Finalize");
+      std::fprintf(stderr, "xsim:   rank %d at virtual time %.9f s: blocked in %s (peer %s, tag %s, %s)%s\n",
                    r.world, r.clock.seconds(), r.block.call, peer.c_str(), tag.c_str(),
-                   describe_comm(r.block.comm).c_str());
+                   describe_comm(r.block.comm).c_str(), gone.c_str());
       std::fflush(stderr);
       resume(r);  // the rank prints its own stack and comes straight back
       ++shown;
@@ -858,6 +868,18 @@ int Engine::report_deadlock(int64_t unfinished_total) {
   for (auto& [call, n] : rest)
     std::fprintf(stderr, "xsim:   ... and %lld more ranks on native process %d blocked in %s\n",
                  static_cast<long long>(n), proc_, call.c_str());
+  // Ranks that returned from main (or called exit) without MPI_Finalize: whoever waits for them waits forever.
+  int64_t unfinalized = 0;
+  for (const Rank& r : ranks_) {
+    if (r.state != RankState::Done || !r.mpi_initialized || r.mpi_finalized) continue;
+    if (++unfinalized <= 16)
+      std::fprintf(stderr,
+                   "xsim:   rank %d ended at virtual time %.9f s with exit code %d without calling MPI_Finalize\n",
+                   r.world, r.finish_time.seconds(), r.exit_code);
+  }
+  if (unfinalized > 16)
+    std::fprintf(stderr, "xsim:   ... and %lld more ranks on native process %d ended without calling MPI_Finalize\n",
+                 static_cast<long long>(unfinalized - 16), proc_);
   std::fflush(stderr);
   return kDeadlockExitCode;
 }

@@ -119,6 +119,7 @@ struct Rank {
   bool exited_via_exit = false;
   bool mpi_initialized = false;
   bool mpi_finalized = false;
+  bool mpi_active() const { return mpi_initialized && !mpi_finalized; }  // between MPI_Init and MPI_Finalize
   uint32_t queue_gen = 0;
   SimTime queue_key;                  // key of the live heap entry when queued
   int exit_code = 0;

@@ -67,6 +67,15 @@ TEST(NetmodelStar, MessageLatencyFormula) {
   EXPECT_EQ(net->message_latency(1, 1, 1'000'000).ps(), 0);  // to itself: free
 }
 
+TEST(NetmodelStar, MessagesBeyondTwoGiBAndTheTimeLimit) {
+  auto net = ethernet(4);
+  // 2049 MiB (more than 2^31 bytes): 50 us + 8 x 2,148,532,224 ns, no 32-bit wraparound.
+  EXPECT_EQ(net->message_latency(0, 1, 2'148'532'224ULL).ps(), 50 * kUs + 8 * 2'148'532'224LL * 1000LL);
+  // 2^40 bytes: 8,796 s; and a transfer time that no clock can hold is refused, not wrapped.
+  EXPECT_EQ(Network::transfer_time(uint64_t{1} << 40, 1'000'000'000).ps(), 8'796'093'022'208'000LL);
+  EXPECT_THROW(Network::transfer_time(uint64_t{1} << 62, 1), std::overflow_error);
+}
+
 TEST(NetmodelStar, TransferTimeRoundsUp) {
   // 1 byte over 3 bps: 8/3 s = 2.666... s -> rounded up to the next picosecond.
   EXPECT_EQ(Network::transfer_time(1, 3).ps(), 2'666'666'666'667);

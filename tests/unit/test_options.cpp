@@ -460,6 +460,9 @@ TEST(Options, InlineNetworkErrors) {
   m = inline_error("star:latency_x=5us");
   EXPECT_HAS(m, "unknown key \"latency_x\" for a star level");
   EXPECT_HAS(m, "lat");
+  // both spellings of a key are candidates for the suggestion (the long one is accepted inline too)
+  EXPECT_HAS(inline_error("star:latnecy=5us"), "did you mean latency?");
+  EXPECT_HAS(inline_error("star:bandwith=1Gbps"), "did you mean bandwidth?");
   EXPECT_HAS(inline_error("star:0"), "between 1 and");
   EXPECT_HAS(inline_error("star:4:8"), "the endpoint count is given twice");
   EXPECT_HAS(inline_error("star:4:n=8"), "the endpoint count is given twice");
@@ -726,6 +729,7 @@ TEST(Options, Privatize) {
   EXPECT_HAS(error_of({"app", "-xsim-privatize=maybe"}),
              "-xsim-privatize: unknown privatization mode \"maybe\"; give auto, on, off, copy or map");
   EXPECT_HAS(error_of({"app", "-xsim-privatize=cpy"}), "did you mean copy?");
+  EXPECT_HAS(error_of({"app", "-xsim-cpu=scaledd"}), "did you mean scaled?");
   EXPECT_HAS(error_of({"app", "-xsim-privatize-libs=libfoo.so,,libbar.so"}), "empty library name");
   TempFile f("[simulation]\nprivatize = false\nprivatize_libs = [\"libfoo.so\"]\n");
   Options o = parse({"app", "-xsim-config", f.path()});

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "xsim/simtime.hpp"
 #include "xsim/units.hpp"
 
 namespace xsim {
@@ -74,6 +75,22 @@ TEST(UnitsTime, Errors) {
   msg = error_of([] { parse_time("1e9s"); });  // 1e21 ps > INT64_MAX
   EXPECT_NE(msg.find("too large"), std::string::npos) << msg;
   EXPECT_NO_THROW(parse_time("9000000s"));  // 9e18 ps still fits
+}
+
+TEST(SimTimeLimits, OverflowIsAnErrorNeverAWrap) {
+  const SimTime near_end = SimTime::from_ps(INT64_MAX - 10);
+  EXPECT_THROW((void)(near_end + SimTime::from_ps(11)), std::overflow_error);
+  EXPECT_THROW((void)(near_end + SimTime::from_ps(10)), std::overflow_error);  // the largest value means infinity
+  EXPECT_EQ((near_end + SimTime::from_ps(9)).ps(), INT64_MAX - 1);
+  EXPECT_THROW((void)SimTime::from_ns(INT64_MAX / 100), std::overflow_error);
+  try {
+    (void)SimTime::from_seconds(2e7);
+    ADD_FAILURE() << "2e7 s fit in a SimTime";
+  } catch (const std::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("about 106 days"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)SimTime::from_seconds(-1e-12), std::overflow_error);
+  EXPECT_EQ(SimTime::from_seconds(9.0e6).ps(), 9'000'000'000'000'000'000LL);
 }
 
 TEST(UnitsBandwidth, BitsAndBytes) {
