@@ -117,10 +117,11 @@ std::vector<int> ids_of(int n, const MPI_Request reqs[], int* active = nullptr) 
 enum class SendMode { standard, ready, buffered, synchronous };
 
 int send_entry(const char* name, SendMode mode, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request* req) {
+               MPI_Comm comm, MPI_Request* req, bool nonblocking) {
   return guarded(name, comm, [&] {
     Comm* c;
     check_send(comm, buf, count, type, dest, tag, c);
+    if (nonblocking) check_pointer(req, MPI_ERR_REQUEST, "the request");
     if (mode == SendMode::buffered) bsend_check(buf, count, type);
     int id = do_send(buf, count, type, dest, tag, *c, mode == SendMode::synchronous);
     if (req) {  // nonblocking: hand out a request (already complete unless synchronous)
@@ -135,32 +136,32 @@ int send_entry(const char* name, SendMode mode, const void* buf, int count, MPI_
 }  // namespace
 
 XSIM_API int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Send", SendMode::standard, buf, count, type, dest, tag, comm, nullptr);
+  return send_entry("MPI_Send", SendMode::standard, buf, count, type, dest, tag, comm, nullptr, false);
 }
 XSIM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Rsend", SendMode::ready, buf, count, type, dest, tag, comm, nullptr);
+  return send_entry("MPI_Rsend", SendMode::ready, buf, count, type, dest, tag, comm, nullptr, false);
 }
 XSIM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Bsend", SendMode::buffered, buf, count, type, dest, tag, comm, nullptr);
+  return send_entry("MPI_Bsend", SendMode::buffered, buf, count, type, dest, tag, comm, nullptr, false);
 }
 XSIM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Ssend", SendMode::synchronous, buf, count, type, dest, tag, comm, nullptr);
+  return send_entry("MPI_Ssend", SendMode::synchronous, buf, count, type, dest, tag, comm, nullptr, false);
 }
 XSIM_API int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                        MPI_Request* req) {
-  return send_entry("MPI_Isend", SendMode::standard, buf, count, type, dest, tag, comm, req);
+  return send_entry("MPI_Isend", SendMode::standard, buf, count, type, dest, tag, comm, req, true);
 }
 XSIM_API int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return send_entry("MPI_Irsend", SendMode::ready, buf, count, type, dest, tag, comm, req);
+  return send_entry("MPI_Irsend", SendMode::ready, buf, count, type, dest, tag, comm, req, true);
 }
 XSIM_API int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return send_entry("MPI_Ibsend", SendMode::buffered, buf, count, type, dest, tag, comm, req);
+  return send_entry("MPI_Ibsend", SendMode::buffered, buf, count, type, dest, tag, comm, req, true);
 }
 XSIM_API int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return send_entry("MPI_Issend", SendMode::synchronous, buf, count, type, dest, tag, comm, req);
+  return send_entry("MPI_Issend", SendMode::synchronous, buf, count, type, dest, tag, comm, req, true);
 }
 
 XSIM_API int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
@@ -179,6 +180,7 @@ XSIM_API int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int 
   return guarded("MPI_Irecv", comm, [&] {
     Comm* c;
     check_recv(comm, buf, count, type, source, tag, c);
+    check_pointer(req, MPI_ERR_REQUEST, "the request");
     *req = to_handle(do_irecv(buf, count, type, source, tag, *c));
   });
 }

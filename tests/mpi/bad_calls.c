@@ -122,6 +122,11 @@ int main(int argc, char** argv) {
     }
   } else if (!strcmp(m, "request-null")) { /* a null pointer where the request belongs */
     if (me == 1) expect(MPI_Wait(NULL, MPI_STATUS_IGNORE), MPI_ERR_REQUEST, "MPI_Wait");
+  } else if (!strcmp(m, "isend-null-request")) { /* nothing may be sent: the request cannot be handed out */
+    if (me == 1) {
+      MPI_Request* nowhere = NULL;
+      expect(MPI_Isend(buf, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, nowhere), MPI_ERR_REQUEST, "MPI_Isend");
+    }
   } else if (!strcmp(m, "request-free-null")) {
     MPI_Request r = MPI_REQUEST_NULL;
     if (me == 1) expect(MPI_Request_free(&r), MPI_ERR_REQUEST, "MPI_Request_free");

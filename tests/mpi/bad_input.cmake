@@ -152,6 +152,8 @@ bad_call(type_null 1 type-null "MPI_Send returned MPI_ERR_TYPE" 1 "rank 1 .*: MP
 bad_call(request_freed 2 request-freed "MPI_Wait returned MPI_ERR_REQUEST" 1 "rank 1 .*: MPI_Wait: invalid request handle")
 bad_call(request_null_pointer 1 request-null "MPI_Wait returned MPI_ERR_REQUEST" 1
   "rank 1 .*: MPI_Wait: null pointer for the request")
+bad_call(isend_null_request 1 isend-null-request "MPI_Isend returned MPI_ERR_REQUEST" 1
+  "rank 1 .*: MPI_Isend: null pointer for the request")
 bad_call(request_free_null 1 request-free-null "MPI_Request_free returned MPI_ERR_REQUEST" 1
   "rank 1 .*: MPI_Request_free: MPI_Request_free on MPI_REQUEST_NULL")
 bad_call(truncate 2 truncate "MPI_Recv returned MPI_ERR_TRUNCATE.*\n.*ok\n.*status source 0 tag 5" 1
