@@ -1,5 +1,6 @@
 ! fortran_conventions.f90 - the Fortran conventions xsim's own bindings (fortran/) convert, under `use mpi`:
-! MPI_Init_thread; 1-based indices from MPI_Waitany/MPI_Waitsome (MPI_UNDEFINED when nothing is left);
+! MPI_Init_thread; the command line without xsim's -xsim-* options (libgfortran's copy of the rank's argv);
+! 1-based indices from MPI_Waitany/MPI_Waitsome (MPI_UNDEFINED when nothing is left);
 ! status arrays and MPI_STATUSES_IGNORE; LOGICAL flags (MPI_Testall, MPI_Iprobe); CHARACTER arguments with
 ! blank padding (processor name, communicator names); an error handler that is a Fortran subroutine
 ! (MPI_Comm_create_errhandler + MPI_Comm_call_errhandler), also an internal one called through a trampoline on
@@ -46,6 +47,11 @@ contains
 
     arg = ' '
     if (command_argument_count() >= 1) call get_command_argument(1, arg)
+    ! the program's own arguments only: xsim removed its -xsim-* options before the rank's main started
+    do k = 1, command_argument_count()
+      call get_command_argument(k, line(1))
+      if (line(1)(1:6) == '-xsim-') errs = errs + 1
+    end do
     if (arg == 'unsupported' .and. me == 1) then
       call MPI_Comm_join(0, newcomm, ierr)
     end if
