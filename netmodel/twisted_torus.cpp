@@ -1,8 +1,10 @@
-// Twisted torus topology (004 §III, DESIGN.md §4). The link set and the routing rule (a minimum over a
-// documented family of paths, computed exactly for that family) are specified in
-// xsim/netmodel/twisted_torus.hpp and docs/network-topologies.md. Entry/exit point: the endpoint itself.
+// Twisted torus topology (004 §III, DESIGN.md §4). The link set and the routing rule (the exact shortest
+// path: min(ordered path, path through a hub); a documented path family when the hub table would be too
+// large) are specified in xsim/netmodel/twisted_torus.hpp and docs/network-topologies.md. Entry/exit
+// point: the endpoint itself.
 #include "xsim/netmodel/twisted_torus.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <climits>
@@ -12,6 +14,9 @@
 #include <string>
 #include <utility>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "xsim/netmodel/mesh_torus.hpp"
 #include "xsim/netmodel/network.hpp"
@@ -31,7 +36,7 @@ inline int walk(int m, int p, int q, int c) {
 class TwistedTorus final : public Network {
  public:
   TwistedTorus(std::vector<int> dims, std::vector<int> wrap, int degree, std::vector<int> jump,
-               SimTime link_latency, uint64_t link_bandwidth_bps)
+               SimTime link_latency, uint64_t link_bandwidth_bps, TwistedTorusRouting routing)
       : dims_(std::move(dims)), wrap_(std::move(wrap)), jump_(std::move(jump)), degree_(degree),
         link_latency_(link_latency), bandwidth_bps_(link_bandwidth_bps) {
     const std::string what = "twisted torus network";
@@ -78,7 +83,18 @@ class TwistedTorus final : public Network {
       }
     }
     cycle_start_[ncycles_] = order_len_;
-    if (twisted_ && endpoints_ <= kTableMaxEndpoints) build_distance_table();
+    for (int d = 0, st = 1; d < nd_; ++d) {
+      stride_[d] = st;
+      st *= m_[d];
+      target_[d] = (d + degree_) % nd_;
+      if (jmod_[d] != 0 && target_[d] < d) back_[nback_++] = d;
+      kind_[d] = !wrapped_[d] ? Kind::line
+                 : jmod_[d] == 0 ? Kind::ring
+                 : target_[d] < d ? Kind::back
+                                  : Kind::forward;
+    }
+    if (twisted_ && routing != TwistedTorusRouting::family)
+      exact_ = (routing == TwistedTorusRouting::automatic && build_pair_table()) || build_hub_tables();
   }
 
   int endpoints() const override { return endpoints_; }
@@ -88,17 +104,13 @@ class TwistedTorus final : public Network {
         static_cast<unsigned>(dst) >= static_cast<unsigned>(endpoints_))
       out_of_range(src, dst);
     if (src == dst) return Route{SimTime::zero(), bandwidth_bps_, 0};
-    std::array<int, kMaxDims> a, b, c;
+    std::array<int, kMaxDims> a, b;
     int s = src, t = dst;
     for (int d = 0; d < nd_; ++d) {
       a[d] = s % m_[d];
       b[d] = t % m_[d];
       s /= m_[d];
       t /= m_[d];
-    }
-    if (!table_.empty()) {
-      int hops = table_[static_cast<size_t>(src) * static_cast<size_t>(endpoints_) + static_cast<size_t>(dst)];
-      return Route{SimTime::from_ps(hops * link_latency_.ps()), bandwidth_bps_, hops};
     }
     int h = 0;
     if (!twisted_) {
@@ -107,41 +119,16 @@ class TwistedTorus final : public Network {
         if (wrapped_[d] && m_[d] - delta < delta) delta = m_[d] - delta;
         h += delta;
       }
+    } else if (!pairs_.empty()) {
+      h = pairs_[static_cast<size_t>(src) * static_cast<size_t>(endpoints_) + static_cast<size_t>(dst)];
+    } else if (exact_) {
+      if (nhubs_ > 0) prefetch_hubs(src, dst);  // large tables miss the cache: load while searching
+      h = 0;  // the mesh path: an ordered path and an upper bound
+      for (int d = 0; d < nd_; ++d) h += a[d] < b[d] ? b[d] - a[d] : a[d] - b[d];
+      h = ordered_hops(a, b, h);
+      if (nhubs_ > 0) h = via_hubs(src, dst, h);
     } else {
-      // cost[d][c_from + 1][c_d + 1] = {before, after}: hops of dimension d for crossing count c_d when the
-      // dimension twisting into d crosses c_from times and is traversed before / after d.
-      Costs cost;
-      for (int d = 0; d < nd_; ++d) {
-        const int m = m_[d], f = from_[d];
-        for (int cf = -1; cf <= 1; ++cf) {
-          const int r = cf == 0 ? 0 : (cf > 0 ? jmod_[f] : (m - jmod_[f]) % m);  // shift into d
-          int ad = a[d] + r;
-          if (ad >= m) ad -= m;
-          int bd = b[d] - r;
-          if (bd < 0) bd += m;
-          for (int cd = -1; cd <= 1; ++cd) {
-            if (cd != 0 && !wrapped_[d]) continue;
-            cost[d][cf + 1][cd + 1][0] = walk(m, ad, b[d], cd);
-            cost[d][cf + 1][cd + 1][1] = r == 0 ? cost[d][cf + 1][cd + 1][0] : walk(m, a[d], bd, cd);
-          }
-        }
-      }
-      for (int d = 0; d < nd_; ++d) c[d] = wrapped_[d] ? -1 : 0;
-      h = INT_MAX;
-      for (;;) {
-        const int total = family_cost(cost, c);
-        if (total < h) h = total;
-        int d = 0;  // next crossing vector (odometer over the wrapped dimensions)
-        for (; d < nd_; ++d) {
-          if (!wrapped_[d]) continue;
-          if (c[d] < 1) {
-            ++c[d];
-            break;
-          }
-          c[d] = -1;
-        }
-        if (d == nd_) break;
-      }
+      h = family_hops(a, b);
     }
     return Route{SimTime::from_ps(h * link_latency_.ps()), bandwidth_bps_, h};
   }
@@ -159,6 +146,339 @@ class TwistedTorus final : public Network {
   }
 
  private:
+  // ---- Exact routing (see the header): min(ordered path, shortest path through a hub) ----------------
+
+  // The neighbour of `node` one link away in dimension d, direction dir (+1/-1), or -1 where there is no
+  // link (the end of an unwrapped line, or a wrap link that would lead back to `node`).
+  int step(int node, int d, int dir) const {
+    const int x = node / stride_[d] % m_[d];
+    if (dir > 0 && x + 1 < m_[d]) return node + stride_[d];
+    if (dir < 0 && x > 0) return node - stride_[d];
+    if (!wrapped_[d]) return -1;
+    int moved = node + (dir > 0 ? -x : m_[d] - 1 - x) * stride_[d];  // across the wrap link
+    if (jmod_[d] != 0) {
+      const int t = target_[d];
+      const int xt = moved / stride_[t] % m_[t];
+      int yt = xt + (dir > 0 ? jmod_[d] : m_[t] - jmod_[d]);
+      if (yt >= m_[t]) yt -= m_[t];
+      moved += (yt - xt) * stride_[t];
+    }
+    return moved == node ? -1 : moved;
+  }
+
+  // A hub is an endpoint at which two one-link moves of different dimensions do not commute: taking them
+  // in one order is possible and taking them in the other order is impossible or ends elsewhere.
+  bool is_hub(int node) const {
+    for (int d = 0; d < nd_; ++d)
+      for (int e = 0; e < nd_; ++e) {
+        if (e == d) continue;
+        for (int sd = -1; sd <= 1; sd += 2)
+          for (int se = -1; se <= 1; se += 2) {
+            const int x = step(node, d, sd), y = step(node, e, se);
+            if (x < 0 && y < 0) continue;
+            const int xy = x < 0 ? -1 : step(x, e, se), yx = y < 0 ? -1 : step(y, d, sd);
+            if (xy < 0 || xy != yx) return true;
+          }
+      }
+    return false;
+  }
+
+  // Neighbours of every endpoint, 2 * D per endpoint (-1: none), for the breadth-first searches.
+  std::vector<int> adjacency() const {
+    std::vector<int> adj(static_cast<size_t>(endpoints_) * 2 * static_cast<size_t>(nd_));
+    for (int node = 0; node < endpoints_; ++node)
+      for (int d = 0; d < nd_; ++d)
+        for (int dir = 0; dir < 2; ++dir)
+          adj[(static_cast<size_t>(node) * static_cast<size_t>(nd_) + static_cast<size_t>(d)) * 2 + dir] =
+              step(node, d, dir == 0 ? 1 : -1);
+    return adj;
+  }
+  // Hops from `src` to every endpoint into dist (queue: scratch of endpoints_ entries).
+  void bfs(const std::vector<int>& adj, int src, std::vector<int>& dist, std::vector<int>& queue) const {
+    const size_t fan = 2 * static_cast<size_t>(nd_);
+    std::fill(dist.begin(), dist.end(), -1);
+    size_t head = 0, tail = 0;
+    dist[static_cast<size_t>(src)] = 0;
+    queue[tail++] = src;
+    while (head < tail) {
+      const int u = queue[head++];
+      const int* nb = &adj[static_cast<size_t>(u) * fan];
+      for (size_t i = 0; i < fan; ++i) {
+        const int v = nb[i];
+        if (v >= 0 && dist[static_cast<size_t>(v)] < 0) {
+          dist[static_cast<size_t>(v)] = dist[static_cast<size_t>(u)] + 1;
+          queue[tail++] = v;
+        }
+      }
+    }
+  }
+
+  // Small networks (at most kPairTableMaxEndpoints endpoints, every distance below 256) keep the hops of
+  // every pair, one byte each (at most 16 MiB): route() is then one lookup.
+  static constexpr int kPairTableMaxEndpoints = 4096;
+  bool build_pair_table() {
+    int64_t bound = 0;
+    for (int d = 0; d < nd_; ++d) bound += m_[d] - 1;
+    if (endpoints_ > kPairTableMaxEndpoints || bound > std::numeric_limits<uint8_t>::max()) return false;
+    const size_t n = static_cast<size_t>(endpoints_);
+    const std::vector<int> adj = adjacency();
+    std::vector<int> dist(n), queue(n);
+    pairs_.resize(n * n);
+    for (size_t s = 0; s < n; ++s) {
+      bfs(adj, static_cast<int>(s), dist, queue);
+      for (size_t t = 0; t < n; ++t) pairs_[s * n + t] = static_cast<uint8_t>(dist[t]);
+    }
+    return true;
+  }
+
+  // Finds the hubs and runs a breadth-first search from each, keeping hops[endpoint][hub]. Returns false
+  // (and keeps nothing) when the table would exceed kHubTableMaxBytes; route() then falls back to the
+  // path family.
+  bool build_hub_tables() {
+    const int64_t n = endpoints_;
+    int64_t bound = 0;  // every distance is at most the mesh distance
+    for (int d = 0; d < nd_; ++d) bound += m_[d] - 1;
+    if (bound > std::numeric_limits<uint16_t>::max()) return false;
+    std::vector<int> hubs;
+    for (int node = 0; node < endpoints_; ++node) {
+      bool edge = false;  // only endpoints on the edge of a twisting dimension can be hubs
+      for (int d = 0; d < nd_ && !edge; ++d) {
+        if (jmod_[d] == 0) continue;
+        const int x = node / stride_[d] % m_[d];
+        edge = x == 0 || x == m_[d] - 1;
+      }
+      if (edge && is_hub(node)) hubs.push_back(node);
+    }
+    const int64_t h = static_cast<int64_t>(hubs.size());
+    const bool narrow = bound <= std::numeric_limits<uint8_t>::max();
+    const int64_t row = narrow ? (h + 15) / 16 * 16 : h;  // narrow rows: whole 16-byte blocks, padded with 255
+    if (row * n * (narrow ? 1 : 2) > kHubTableMaxBytes) return false;
+    nhubs_ = static_cast<int>(h);
+    row_ = static_cast<size_t>(row);
+    if (h == 0) return true;
+    if (narrow) {
+      hub8_.assign(static_cast<size_t>(row * n), std::numeric_limits<uint8_t>::max());
+      near8_.resize(static_cast<size_t>(n));
+    } else {
+      hub16_.resize(static_cast<size_t>(row * n));
+      near16_.resize(static_cast<size_t>(n));
+    }
+    const std::vector<int> adj = adjacency();
+    std::vector<int> dist(static_cast<size_t>(n)), queue(static_cast<size_t>(n));
+    std::vector<int> nearest(static_cast<size_t>(n), INT_MAX);
+    for (int64_t k = 0; k < h; ++k) {
+      bfs(adj, hubs[static_cast<size_t>(k)], dist, queue);
+      for (int64_t node = 0; node < n; ++node) {
+        const int dv = dist[static_cast<size_t>(node)];  // connected: every endpoint is reached
+        const size_t at = static_cast<size_t>(node * row + k);
+        if (narrow)
+          hub8_[at] = static_cast<uint8_t>(dv);
+        else
+          hub16_[at] = static_cast<uint16_t>(dv);
+        if (dv < nearest[static_cast<size_t>(node)]) nearest[static_cast<size_t>(node)] = dv;
+      }
+    }
+    for (int64_t node = 0; node < n; ++node) {
+      if (narrow)
+        near8_[static_cast<size_t>(node)] = static_cast<uint8_t>(nearest[static_cast<size_t>(node)]);
+      else
+        near16_[static_cast<size_t>(node)] = static_cast<uint16_t>(nearest[static_cast<size_t>(node)]);
+    }
+    return true;
+  }
+
+  void prefetch_hubs(int src, int dst) const {
+    if (!hub8_.empty()) {
+      __builtin_prefetch(&near8_[static_cast<size_t>(src)]);
+      __builtin_prefetch(&near8_[static_cast<size_t>(dst)]);
+      __builtin_prefetch(&hub8_[static_cast<size_t>(src) * row_]);
+      __builtin_prefetch(&hub8_[static_cast<size_t>(dst) * row_]);
+    } else {
+      __builtin_prefetch(&near16_[static_cast<size_t>(src)]);
+      __builtin_prefetch(&near16_[static_cast<size_t>(dst)]);
+      __builtin_prefetch(&hub16_[static_cast<size_t>(src) * row_]);
+      __builtin_prefetch(&hub16_[static_cast<size_t>(dst) * row_]);
+    }
+  }
+
+  // min over hubs of hops(src, hub) + hops(hub, dst), or `best` if that is not smaller.
+  int via_hubs(int src, int dst, int best) const {
+    if (!hub8_.empty()) {
+      if (int{near8_[static_cast<size_t>(src)]} + int{near8_[static_cast<size_t>(dst)]} >= best) return best;
+      const uint8_t* ra = &hub8_[static_cast<size_t>(src) * row_];
+      const uint8_t* rb = &hub8_[static_cast<size_t>(dst) * row_];
+      int m = 255;
+#if defined(__SSE2__)
+      __m128i low = _mm_set1_epi8(-1);  // 16 saturating sums at a time
+      for (size_t k = 0; k < row_; k += 16)
+        low = _mm_min_epu8(low, _mm_adds_epu8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ra + k)),
+                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(rb + k))));
+      low = _mm_min_epu8(low, _mm_srli_si128(low, 8));
+      low = _mm_min_epu8(low, _mm_srli_si128(low, 4));
+      low = _mm_min_epu8(low, _mm_srli_si128(low, 2));
+      low = _mm_min_epu8(low, _mm_srli_si128(low, 1));
+      m = _mm_cvtsi128_si32(low) & 0xff;
+      if (m < 255) return m < best ? m : best;  // 255 may be a saturated sum: redo it exactly
+#endif
+      for (size_t k = 0; k < static_cast<size_t>(nhubs_); ++k) {
+        const int v = int{ra[k]} + int{rb[k]};
+        m = v < m ? v : m;
+      }
+      return m < best ? m : best;
+    }
+    if (int{near16_[static_cast<size_t>(src)]} + int{near16_[static_cast<size_t>(dst)]} >= best) return best;
+    const uint16_t* ra = &hub16_[static_cast<size_t>(src) * row_];
+    const uint16_t* rb = &hub16_[static_cast<size_t>(dst) * row_];
+    int m = best;
+    for (size_t k = 0; k < static_cast<size_t>(nhubs_); ++k) {
+      const int v = int{ra[k]} + int{rb[k]};
+      m = v < m ? v : m;
+    }
+    return m;
+  }
+
+  // Hops of the shortest ordered path from a to b, or `best` if none is shorter: dimension 0 walked first
+  // in one direction (any number of links, crossing its wrap link as often as it likes), then dimension
+  // 1, and so on. A crossing of d shifts its target dimension t; t walked later starts from the shifted
+  // coordinate, t walked earlier aims at its destination minus the shift. Branch and bound over the
+  // crossing counts: those of the wrapped dimensions whose target comes earlier ("back" dimensions) are
+  // chosen first, the others dimension by dimension, nearest first, while they can still win.
+  int ordered_hops(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+    Search st{a, b, {}, {}, best};
+    guess_back(st, 0, 0);
+    return st.best;
+  }
+  struct Search {
+    std::array<int, kMaxDims> y, q;  // current coordinates; walk goals (destination minus later shifts)
+    std::array<int, kMaxDims> c;     // chosen crossing counts of the back dimensions
+    std::array<int, kMaxDims + 1> rest;  // rest[d]: least hops the back dimensions >= d still need
+    int best;
+  };
+  static int shift_of(int crossings, int jump, int m) {  // crossings * jump mod m, jump in 0..m-1
+    if (crossings == 0) return 0;
+    if (crossings == 1) return jump;
+    if (crossings == -1) return jump == 0 ? 0 : m - jump;
+    const int64_t r = int64_t{crossings} * jump % m;
+    return static_cast<int>(r < 0 ? r + m : r);
+  }
+  void guess_back(Search& st, int i, int lower) const {
+    if (i == nback_) {
+      // rest[d]: the least hops the back dimensions >= d need for their chosen crossing counts.
+      int need = 0, d = nd_;
+      st.rest[d] = 0;
+      for (int j = nback_ - 1; j >= 0; --j) {
+        const int e = back_[j], k = st.c[e] < 0 ? -st.c[e] : st.c[e];
+        for (; d > e; --d) st.rest[d] = need;
+        if (k > 0) need += k * m_[e] - (m_[e] - 1);
+      }
+      for (; d >= 0; --d) st.rest[d] = need;
+      walk_from(st, 0, 0);
+      return;
+    }
+    const int e = back_[i], m = m_[e], t = target_[e], qt = st.q[t];
+    for (int k = 0;; ++k) {  // |c_e| = k costs at least k*m - (m - 1) hops in e
+      const int least = lower + (k == 0 ? 0 : k * m - (m - 1));
+      if (least >= st.best) break;
+      for (int sign = (k == 0 ? 1 : -1); sign <= 1; sign += 2) {
+        st.c[e] = sign * k;
+        const int qn = qt - shift_of(st.c[e], jmod_[e], m_[t]);
+        st.q[t] = qn < 0 ? qn + m_[t] : qn;
+        guess_back(st, i + 1, least);
+      }
+    }
+    st.q[t] = qt;
+  }
+  void walk_from(Search& st, int d, int cost) const {
+    for (; d < nd_; ++d) {  // dimensions without a choice that matters to the others
+      const int m = m_[d], y = st.y[d], q = st.q[d];
+      switch (kind_[d]) {
+        case Kind::line:
+          cost += y < q ? q - y : y - q;
+          break;
+        case Kind::ring: {
+          const int r = y <= q ? q - y : q - y + m;
+          cost += r < m - r ? r : m - r;
+          break;
+        }
+        case Kind::back: {
+          const int s = q - y + st.c[d] * m;
+          cost += s < 0 ? -s : s;
+          break;
+        }
+        case Kind::forward:
+          goto choose;
+      }
+      if (cost + st.rest[d + 1] >= st.best) return;
+    }
+    st.best = cost;
+    return;
+  choose:
+    // A wrapped dimension twisting a later one: s = r + k*m for every k, nearest first, while it can still
+    // win; it crosses its wrap link k + [y + r >= m] times.
+    const int m = m_[d], t = target_[d], y = st.y[d], yt = st.y[t];
+    const int r = y <= st.q[d] ? st.q[d] - y : st.q[d] - y + m;
+    const int carry = y + r >= m ? 1 : 0;
+    const int floor_cost = cost + st.rest[d + 1];
+    int up = 0, down = -1;  // next k with s >= 0 and with s < 0
+    for (;;) {
+      const int s_up = r + up * m, s_down = r + down * m;
+      int k, len;
+      if (s_up <= -s_down) {
+        k = up++;
+        len = s_up;
+      } else {
+        k = down--;
+        len = -s_down;
+      }
+      if (floor_cost + len >= st.best) break;  // candidates only get longer
+      const int yn = yt + shift_of(k + carry, jmod_[d], m_[t]);
+      st.y[t] = yn >= m_[t] ? yn - m_[t] : yn;
+      walk_from(st, d + 1, cost + len);
+    }
+    st.y[t] = yt;
+  }
+
+  // ---- Fallback when the hub table would be too large: the path family of the header ----------------
+
+  int family_hops(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b) const {
+    std::array<int, kMaxDims> c;
+    // cost[d][c_from + 1][c_d + 1] = {before, after}: hops of dimension d for crossing count c_d when the
+    // dimension twisting into d crosses c_from times and is traversed before / after d.
+    Costs cost;
+    for (int d = 0; d < nd_; ++d) {
+      const int m = m_[d], f = from_[d];
+      for (int cf = -1; cf <= 1; ++cf) {
+        const int r = cf == 0 ? 0 : (cf > 0 ? jmod_[f] : (m - jmod_[f]) % m);  // shift into d
+        int ad = a[d] + r;
+        if (ad >= m) ad -= m;
+        int bd = b[d] - r;
+        if (bd < 0) bd += m;
+        for (int cd = -1; cd <= 1; ++cd) {
+          if (cd != 0 && !wrapped_[d]) continue;
+          cost[d][cf + 1][cd + 1][0] = walk(m, ad, b[d], cd);
+          cost[d][cf + 1][cd + 1][1] = r == 0 ? cost[d][cf + 1][cd + 1][0] : walk(m, a[d], bd, cd);
+        }
+      }
+    }
+    for (int d = 0; d < nd_; ++d) c[d] = wrapped_[d] ? -1 : 0;
+    int h = INT_MAX;
+    for (;;) {
+      const int total = family_cost(cost, c);
+      if (total < h) h = total;
+      int d = 0;  // next crossing vector (odometer over the wrapped dimensions)
+      for (; d < nd_; ++d) {
+        if (!wrapped_[d]) continue;
+        if (c[d] < 1) {
+          ++c[d];
+          break;
+        }
+        c[d] = -1;
+      }
+      if (d == nd_) break;
+    }
+    return h;
+  }
+
   using Costs = std::array<std::array<std::array<std::array<int, 2>, 3>, 3>, kMaxDims>;
 
   // Shortest path of the family for one crossing vector c: every dimension picks independently whether
@@ -195,53 +515,22 @@ class TwistedTorus final : public Network {
     throw_out_of_range("twisted torus network", src, dst, endpoints_);
   }
 
-  // Up to kTableMaxEndpoints endpoints the exact hop count of every pair is precomputed by breadth-first
-  // search over the link set (at most 8 MiB): route() is then exact and a single lookup. Larger networks
-  // use the path-family search below.
-  static constexpr int kTableMaxEndpoints = 2048;
-  void build_distance_table() {
-    const size_t n = static_cast<size_t>(endpoints_);
-    std::array<int, kMaxDims> stride{};
-    for (int d = 0, st = 1; d < nd_; ++d) {
-      stride[d] = st;
-      st *= m_[d];
-    }
-    auto coord = [&](int node, int d) { return node / stride[d] % m_[d]; };
-    auto step = [&](int node, int d, int dir) {  // the neighbour one link away in dimension d, or -1
-      int x = coord(node, d);
-      int t = (d + degree_) % nd_;
-      if (dir > 0 && x + 1 < m_[d]) return node + stride[d];
-      if (dir < 0 && x > 0) return node - stride[d];
-      if (!wrapped_[d]) return -1;
-      int moved = node + (dir > 0 ? -x : m_[d] - 1 - x) * stride[d];  // across the wrap link
-      if (t != d && jmod_[d] != 0) {
-        int xt = coord(moved, t);
-        int yt = ((xt + dir * jmod_[d]) % m_[t] + m_[t]) % m_[t];
-        moved += (yt - xt) * stride[t];
-      }
-      return moved == node ? -1 : moved;
-    };
-    table_.assign(n * n, std::numeric_limits<uint16_t>::max());
-    std::vector<int> queue(n);
-    for (size_t s = 0; s < n; ++s) {
-      uint16_t* dist = &table_[s * n];
-      size_t head = 0, tail = 0;
-      dist[s] = 0;
-      queue[tail++] = static_cast<int>(s);
-      while (head < tail) {
-        int u = queue[head++];
-        for (int d = 0; d < nd_; ++d)
-          for (int dir : {1, -1}) {
-            int v = step(u, d, dir);
-            if (v >= 0 && dist[v] == std::numeric_limits<uint16_t>::max()) {
-              dist[v] = static_cast<uint16_t>(dist[u] + 1);
-              queue[tail++] = v;
-            }
-          }
-      }
-    }
-  }
-  std::vector<uint16_t> table_;
+  // Largest hub table kept (hops from every endpoint to every hub). 2-D twisted tori have a handful of
+  // hubs at any size; 3-D ones have lines of hubs (about 12 per unit of side length), so a 48x48x48 torus
+  // needs about 64 MiB.
+  static constexpr int64_t kHubTableMaxBytes = int64_t{128} << 20;
+  bool exact_ = false;                   // pair or hub tables built: route() is the exact shortest path
+  std::vector<uint8_t> pairs_;           // hops[src * endpoints_ + dst] (small networks)
+  int nhubs_ = 0;
+  size_t row_ = 0;                       // table entries per endpoint (nhubs_, rounded up)
+  std::vector<uint8_t> hub8_, near8_;    // hops[endpoint * nhubs_ + hub], hops to the nearest hub
+  std::vector<uint16_t> hub16_, near16_; // the same when a distance may exceed 255
+  std::array<int, kMaxDims> stride_{}, target_{}, back_{};
+  // How the ordered search treats a dimension: unwrapped; wrapped without shifting another; shifting an
+  // earlier one (its crossing count is chosen up front); shifting a later one (chosen when walked).
+  enum class Kind : uint8_t { line, ring, back, forward };
+  std::array<Kind, kMaxDims> kind_{};
+  int nback_ = 0;
 
   std::vector<int> dims_, wrap_, jump_;
   int degree_;
@@ -263,9 +552,9 @@ class TwistedTorus final : public Network {
 
 std::unique_ptr<Network> make_twisted_torus(std::vector<int> dims, std::vector<int> wrap, int degree,
                                             std::vector<int> jump, SimTime link_latency,
-                                            uint64_t link_bandwidth_bps) {
+                                            uint64_t link_bandwidth_bps, TwistedTorusRouting routing) {
   return std::make_unique<TwistedTorus>(std::move(dims), std::move(wrap), degree, std::move(jump), link_latency,
-                                        link_bandwidth_bps);
+                                        link_bandwidth_bps, routing);
 }
 
 }  // namespace xsim::net

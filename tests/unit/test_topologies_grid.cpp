@@ -280,10 +280,13 @@ TEST(TopologyTwistedTorus, DegreeZeroOrZeroJumpIsTheTorus) {
   }
 }
 
-TEST(TopologyTwistedTorus, HopsAgainstBfsOnRandomShapes) {
+TEST(TopologyTwistedTorus, HopsMatchBfsOnRandomShapes) {
+  // Every pair of ~300 random shapes of 2-4 dimensions with sizes 1-6 (sizes 1 and 2 give self-loops and
+  // double links), random wraps, degrees and jumps (negative and larger than the target size included).
   std::mt19937 rng(42);
-  Agreement total;
-  int configs = 0, exact_configs = 0;
+  int configs = 0;
+  int64_t pairs = 0;
+  Agreement family_total;
   for (int iter = 0; iter < 500; ++iter) {
     const int nd = 2 + static_cast<int>(rng() % 3);
     std::vector<int> dims(static_cast<size_t>(nd)), wrap(static_cast<size_t>(nd)), jump(static_cast<size_t>(nd));
@@ -295,25 +298,31 @@ TEST(TopologyTwistedTorus, HopsAgainstBfsOnRandomShapes) {
     const int degree = 1 + static_cast<int>(rng() % static_cast<unsigned>(nd - 1));
     if (product(dims) > 400) continue;
     ++configs;
-    auto net = make_twisted_torus(dims, wrap, degree, jump, kLat, kBw);
-    auto mesh = make_mesh(dims, kLat, kBw);
     const std::string what = "twisted torus " + vec(dims) + " wrap " + vec(wrap) + " degree " +
                              std::to_string(degree) + " jump " + vec(jump);
-    const Agreement a = compare_all_pairs(*net, twisted_graph(dims, wrap, degree, jump), false, what);
+    const Graph g = twisted_graph(dims, wrap, degree, jump);
+    // The pair table (automatic at this size) and the method used above 4,096 endpoints (ordered paths
+    // and hub tables), forced here.
+    pairs += compare_all_pairs(*make_twisted_torus(dims, wrap, degree, jump, kLat, kBw), g, true, what).pairs;
+    compare_all_pairs(*make_twisted_torus(dims, wrap, degree, jump, kLat, kBw, TwistedTorusRouting::hubs), g, true,
+                      what + " (hubs)");
+    // The path family (used beyond the hub table budget): never shorter than BFS, never longer than the mesh.
+    auto family = make_twisted_torus(dims, wrap, degree, jump, kLat, kBw, TwistedTorusRouting::family);
+    auto mesh = make_mesh(dims, kLat, kBw);
+    const Agreement a = compare_all_pairs(*family, g, false, what + " (family)");
     EXPECT_EQ(a.shorter, 0) << what;
-    for (int s = 0; s < net->endpoints(); ++s)  // never worse than the mesh route
-      for (int t = 0; t < net->endpoints(); ++t) ASSERT_LE(net->route(s, t).hops, mesh->route(s, t).hops) << what;
-    total.pairs += a.pairs;
-    total.equal += a.equal;
-    if (a.equal == a.pairs) ++exact_configs;
+    family_total.pairs += a.pairs;
+    family_total.equal += a.equal;
+    for (int s = 0; s < family->endpoints(); ++s)
+      for (int t = 0; t < family->endpoints(); ++t)
+        ASSERT_LE(family->route(s, t).hops, mesh->route(s, t).hops) << what;
   }
   EXPECT_GT(configs, 250);
-  const double rate = static_cast<double>(total.equal) / static_cast<double>(total.pairs);
-  std::printf("[ info     ] twisted torus: %d random configurations, %d exact on every pair; "
-              "%lld of %lld pairs (%.4f%%) equal to BFS, none shorter\n",
-              configs, exact_configs, static_cast<long long>(total.equal), static_cast<long long>(total.pairs),
-              100.0 * rate);
-  EXPECT_GT(rate, 0.97);
+  const double rate = static_cast<double>(family_total.equal) / static_cast<double>(family_total.pairs);
+  std::printf("[ info     ] twisted torus: %d random configurations, all %lld pairs equal to BFS (pair table "
+              "and hubs); path family %.2f%% equal, none shorter\n",
+              configs, static_cast<long long>(pairs), 100.0 * rate);
+  EXPECT_GT(rate, 0.97);  // measured 98.84%
 }
 
 TEST(TopologyTwistedTorus, PaperConfigurations) {
@@ -325,13 +334,41 @@ TEST(TopologyTwistedTorus, PaperConfigurations) {
                       {{3, 3, 2}, {1, 1, 1}, 2, {1, 1, 1}}, {{8, 8, 4}, {1, 1, 1}, 1, {1, 1, 1}},
                       {{16, 8}, {1, 1}, 1, {1, 1}}};
   for (const Cfg& c : cfgs) {
-    auto net = make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, kLat, kBw);
     const std::string what = "twisted torus " + vec(c.dims) + " degree " + std::to_string(c.degree) + " jump " +
                              vec(c.jump);
-    const Agreement a = compare_all_pairs(*net, twisted_graph(c.dims, c.wrap, c.degree, c.jump), false, what);
-    std::printf("[ info     ] %s: %lld of %lld pairs equal to BFS\n", what.c_str(), static_cast<long long>(a.equal),
-                static_cast<long long>(a.pairs));
-    EXPECT_EQ(a.shorter, 0);
+    const Graph g = twisted_graph(c.dims, c.wrap, c.degree, c.jump);
+    compare_all_pairs(*make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, kLat, kBw), g, true, what);
+    compare_all_pairs(*make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, kLat, kBw, TwistedTorusRouting::hubs), g,
+                      true, what + " (hubs)");
+  }
+}
+
+// Above the pair table (4,096 endpoints; the 4,096-endpoint shapes with the hub method forced): BFS from
+// sampled sources to every destination.
+TEST(TopologyTwistedTorus, LargeShapesMatchBfsFromSampledSources) {
+  struct Cfg { std::vector<int> dims, wrap; int degree; std::vector<int> jump; int sources; };
+  const Cfg cfgs[] = {
+      {{64, 64}, {1, 1}, 1, {1, 1}, 40},               // the benchmark's 2-D case
+      {{16, 16, 16}, {1, 1, 1}, 1, {1, 1, 1}, 40},     // and its 3-D case
+      {{24, 20, 10}, {1, 1, 1}, 2, {5, -3, 7}, 30},    // degree 2, uneven sizes and jumps
+      {{30, 12, 9}, {1, 0, 1}, 1, {4, 2, 11}, 30},     // an unwrapped dimension in the cycle
+      {{8, 7, 6, 5}, {1, 1, 1, 1}, 3, {3, 2, 1, 4}, 30},
+      {{300, 200}, {1, 1}, 1, {37, 150}, 12},          // 60,000 endpoints, large jumps
+      {{4, 1000}, {1, 1}, 1, {100, 3}, 12},            // many laps of a short dimension pay off
+  };
+  for (const Cfg& c : cfgs) {
+    auto net = make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, kLat, kBw, TwistedTorusRouting::hubs);
+    const std::string what = "twisted torus " + vec(c.dims) + " wrap " + vec(c.wrap) + " degree " +
+                             std::to_string(c.degree) + " jump " + vec(c.jump);
+    const Graph g = twisted_graph(c.dims, c.wrap, c.degree, c.jump);
+    const int n = net->endpoints();
+    std::mt19937 rng(7);
+    for (int i = 0; i < c.sources; ++i) {
+      const int s = i == 0 ? 0 : (i == 1 ? n - 1 : static_cast<int>(rng() % static_cast<unsigned>(n)));
+      const std::vector<int> dist = g.bfs(s);
+      for (int t = 0; t < n; ++t)
+        ASSERT_EQ(net->route(s, t).hops, dist[static_cast<size_t>(t)]) << what << ": " << s << " -> " << t;
+    }
   }
 }
 
@@ -460,34 +497,30 @@ TEST(TopologyGridSpeed, RouteQueryCost) {
 
 // Above 2,048 endpoints the twisted torus answers from its path-family search instead of the distance
 // table: sampled sources against BFS; the search is never shorter than BFS and agrees on most pairs.
-TEST(TopologyTwistedTorus, LargeNetworksUseTheSearchNeverShorterThanBfs) {
-  struct Case {
-    std::vector<int> dims, wrap, jump;
-    int degree;
-  };
-  const std::vector<Case> cases = {{{64, 64}, {1, 1}, {1, 1}, 1}, {{16, 16, 16}, {1, 1, 1}, {1, 1, 1}, 1},
-                                   {{32, 8, 16}, {1, 0, 1}, {3, 0, 2}, 2}};
-  for (const Case& c : cases) {
-    auto net = make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, SimTime::from_ns(1000), 1'000'000'000);
-    ASSERT_GT(net->endpoints(), 2048);
-    Graph g = twisted_graph(c.dims, c.wrap, c.degree, c.jump);
-    std::mt19937 rng(99);
-    int64_t pairs = 0, equal = 0;
-    for (int sample = 0; sample < 12; ++sample) {
-      int s = static_cast<int>(rng() % static_cast<unsigned>(net->endpoints()));
-      std::vector<int> d = g.bfs(s);
-      for (int t = 0; t < net->endpoints(); ++t) {
-        int h = net->route(s, t).hops;
-        ASSERT_GE(h, d[static_cast<size_t>(t)]) << s << "->" << t;
-        ++pairs;
-        if (h == d[static_cast<size_t>(t)]) ++equal;
-      }
+TEST(TopologyTwistedTorus, BeyondTheHubTableThePathFamilyIsNeverShorterThanBfs) {
+  // 64x64x64 with every jump 1 has about 760 hubs: the table would take ~200 MiB, more than the 128 MiB
+  // kept, so route() uses the documented path family: never shorter than BFS, never longer than the mesh.
+  const std::vector<int> dims = {64, 64, 64}, wrap = {1, 1, 1}, jump = {1, 1, 1};
+  auto net = make_twisted_torus(dims, wrap, 1, jump, kLat, kBw);
+  auto mesh = make_mesh(dims, kLat, kBw);
+  const Graph g = twisted_graph(dims, wrap, 1, jump);
+  std::mt19937 rng(99);
+  int64_t pairs = 0, equal = 0;
+  for (int sample = 0; sample < 2; ++sample) {
+    const int s = static_cast<int>(rng() % static_cast<unsigned>(net->endpoints()));
+    const std::vector<int> d = g.bfs(s);
+    for (int t = 0; t < net->endpoints(); ++t) {
+      const int h = net->route(s, t).hops;
+      ASSERT_GE(h, d[static_cast<size_t>(t)]) << s << "->" << t;
+      ASSERT_LE(h, mesh->route(s, t).hops) << s << "->" << t;
+      ++pairs;
+      if (h == d[static_cast<size_t>(t)]) ++equal;
     }
-    double rate = static_cast<double>(equal) / static_cast<double>(pairs);
-    std::printf("[ info     ] twisted torus %s search: %.2f%% of %lld sampled pairs equal to BFS\n",
-                net->describe().c_str(), 100.0 * rate, static_cast<long long>(pairs));
-    EXPECT_GT(rate, 0.93);  // measured: 100%, 95.0% and 97.8% for the three cases
   }
+  const double rate = static_cast<double>(equal) / static_cast<double>(pairs);
+  std::printf("[ info     ] %s, path family: %.2f%% of %lld sampled pairs equal to BFS\n", net->describe().c_str(),
+              100.0 * rate, static_cast<long long>(pairs));
+  EXPECT_GT(rate, 0.85);  // measured: 91.6%
 }
 
 }  // namespace

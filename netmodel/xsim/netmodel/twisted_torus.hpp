@@ -16,9 +16,23 @@
 //     matters. J[d] is unused where wrap[d] = 0. With g = 0 (t = d) or J[d] = 0 mod m_t the wrap link is
 //     the plain torus wrap link, so degree 0 or a zero jump vector give exactly the torus.
 //
-// Routing (the rule is deterministic; it is the exact shortest path on the link set in most but not all
-// configurations, see docs/network-topologies.md for the BFS agreement measured by the unit tests):
-//   the route is the shortest path among the following family of paths. Choose, for every wrapped
+// Routing: the exact shortest path on the link set (equal to breadth-first search), as long as the hub
+// table below fits in 128 MiB. Up to 4,096 endpoints the hops of every pair are precomputed by BFS (one
+// byte each); above, they are computed as min(ordered, via hubs):
+//   * a hub is an endpoint where two one-link moves of different dimensions do not commute (one order is
+//     impossible or ends elsewhere); hubs sit where a twisted wrap link meets the edge of its target
+//     dimension: a handful in 2-D at any size, lines of them in 3-D (~12 per unit of side length);
+//   * ordered = the shortest path that walks dimension 0 first in one direction (any number of links,
+//     crossing its wrap link any number of times), then dimension 1, ... (a branch-and-bound search over
+//     the crossing counts);
+//   * via hubs = min over hubs h of hops(src, h) + hops(h, dst), from a table of hops from every endpoint
+//     to every hub (one breadth-first search per hub at construction).
+//   Why this is exact: a shortest path that meets no hub has no U-turn in any dimension (cancelling one
+//   swaps moves past each other at non-hubs only) and can be reordered dimension by dimension move by
+//   move into an ordered path of the same length; one that meets a hub is covered by the second term.
+// Beyond the table limit (e.g. 64x64x64 with all jumps nonzero) the route is the shortest among the
+// following family of paths (never shorter than the true distance, never longer than the mesh route):
+//   choose, for every wrapped
 //   dimension d, a crossing count c_d in {-1, 0, +1} (c_d = 0 on dimensions without wrap), and an order in
 //   which the dimensions are traversed one after another. Dimension d is traversed in one go: it walks
 //   along its line links from its current coordinate p to its goal q, crossing its wrap link c_d times
@@ -28,8 +42,7 @@
 //   the shift lands it on its destination. The hop count is the minimum total over all choices; it is
 //   computed exactly for this family in O(3^W * D) per route (W = wrapped dimensions; the order enters only
 //   through "is the dimension twisting into d traversed before d?", subject to the orders being acyclic
-//   on every cycle of d -> (d + g) mod D). Every candidate is a real path, so the result is never shorter
-//   than the true distance; it is never longer than the mesh distance (all c_d = 0).
+//   on every cycle of d -> (d + g) mod D).
 //
 // Throws std::invalid_argument for everything make_torus rejects, and when: D > 6 (the search grows as
 // 3^D); g < 0 or g >= D; jump does not have one entry per dimension.
@@ -43,8 +56,14 @@
 
 namespace xsim::net {
 
+// How route() finds the hop count. automatic: the pair table up to 4,096 endpoints (when no distance
+// can exceed 255), else the hub tables when they fit in 128 MiB, else the path family. hubs: never the
+// pair table; family: always the path family (both for tests and benchmarks).
+enum class TwistedTorusRouting { automatic, hubs, family };
+
 std::unique_ptr<Network> make_twisted_torus(std::vector<int> dims, std::vector<int> wrap, int degree,
                                             std::vector<int> jump, SimTime link_latency,
-                                            uint64_t link_bandwidth_bps);
+                                            uint64_t link_bandwidth_bps,
+                                            TwistedTorusRouting routing = TwistedTorusRouting::automatic);
 
 }  // namespace xsim::net
