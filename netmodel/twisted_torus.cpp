@@ -239,6 +239,7 @@ class TwistedTorus final : public Network {
     int64_t bound = 0;  // every distance is at most the mesh distance
     for (int d = 0; d < nd_; ++d) bound += m_[d] - 1;
     if (bound > std::numeric_limits<uint16_t>::max()) return false;
+    if (n > kHubTableMaxBytes) return false;  // a twisted torus has hubs, each costing a byte per endpoint
     std::vector<int> hubs;
     for (int node = 0; node < endpoints_; ++node) {
       bool edge = false;  // only endpoints on the edge of a twisting dimension can be hubs
