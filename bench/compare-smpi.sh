@@ -120,7 +120,7 @@ for p in $PROGS; do
   for n in $SIZES; do
     read -r xw xm xv <<< "$(run_xsim "$p" "$n")"
     if [ -n "$skip" ]; then
-      sw=$skip sm= sv=
+      sw=$skip sm='' sv=''
     else
       read -r sw sm sv <<< "$(run_smpi "$p" "$n")"
       case $sw in timeout | failed) skip="$sw (skipped)" ;; esac
