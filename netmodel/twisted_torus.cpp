@@ -346,7 +346,8 @@ class TwistedTorus final : public Network {
   // chosen first, the others dimension by dimension, nearest first, while they can still win.
   int ordered_hops(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
     Search st{a, b, {}, {}, best};
-    guess_back(st, 0, 0);
+    st.rest.fill(0);
+    guess_back(st, nback_ - 1, 0);
     return st.best;
   }
   struct Search {
@@ -362,29 +363,27 @@ class TwistedTorus final : public Network {
     const int64_t r = int64_t{crossings} * jump % m;
     return static_cast<int>(r < 0 ? r + m : r);
   }
+  // Back dimensions are chosen from the last one down, so the goal q_e of each is final when its count
+  // is chosen (only the back dimension twisting into e, which comes after e, changes it). Dimension e
+  // then walks s = q_e - y_e + c*m with y_e in 0..m-1 not yet known: at least (c-1)*m + q_e + 1 hops for
+  // c > 0 and (|c|-1)*m + m - q_e for c < 0.
   void guess_back(Search& st, int i, int lower) const {
-    if (i == nback_) {
-      // rest[d]: the least hops the back dimensions >= d need for their chosen crossing counts.
-      int need = 0, d = nd_;
-      st.rest[d] = 0;
-      for (int j = nback_ - 1; j >= 0; --j) {
-        const int e = back_[j], k = st.c[e] < 0 ? -st.c[e] : st.c[e];
-        for (; d > e; --d) st.rest[d] = need;
-        if (k > 0) need += k * m_[e] - (m_[e] - 1);
-      }
-      for (; d >= 0; --d) st.rest[d] = need;
+    if (i < 0) {
       walk_from(st, 0, 0);
       return;
     }
-    const int e = back_[i], m = m_[e], t = target_[e], qt = st.q[t];
-    for (int k = 0;; ++k) {  // |c_e| = k costs at least k*m - (m - 1) hops in e
-      const int least = lower + (k == 0 ? 0 : k * m - (m - 1));
-      if (least >= st.best) break;
+    const int e = back_[i], m = m_[e], t = target_[e], qt = st.q[t], qe = st.q[e];
+    for (int k = 0;; ++k) {
+      const int up = k == 0 ? 0 : (k - 1) * m + qe + 1, down = k == 0 ? 0 : (k - 1) * m + m - qe;
+      if (lower + (up < down ? up : down) >= st.best) break;
       for (int sign = (k == 0 ? 1 : -1); sign <= 1; sign += 2) {
+        const int least = sign > 0 ? up : down;
+        if (lower + least >= st.best) continue;
         st.c[e] = sign * k;
         const int qn = qt - shift_of(st.c[e], jmod_[e], m_[t]);
         st.q[t] = qn < 0 ? qn + m_[t] : qn;
-        guess_back(st, i + 1, least);
+        for (int d = e; d >= 0 && (d == e || kind_[d] != Kind::back); --d) st.rest[d] = lower + least;
+        guess_back(st, i - 1, lower + least);
       }
     }
     st.q[t] = qt;
