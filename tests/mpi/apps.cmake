@@ -21,4 +21,4 @@ xsim_mpi_test(jacobi3d_per_rank ${RUN} same "1 2" -- ${EX}/jacobi3d -l 2 6 5 200
 xsim_mpi_test(jacobi3d_time ${RUN} expect-stdout 2 "^jacobi3d: virtual time 0\\.001221696$" --
   ${EX}/jacobi3d 4 4 4 20 0 -xsim-np 2 ${NONE})
 xsim_mpi_test(jacobi3d_preload ${RUN} expect-stdout 2 "^jacobi3d: 12 ranks \\(3x2x2\\), grid 12x10x9, 460 iterations.* ok$" --
-  env LD_PRELOAD=${XSIM_LIB} ${EX}/jacobi3d_plain 12 10 9 3000 1e-8 -xsim-np 12 ${NONE})
+  -env LD_PRELOAD ${XSIM_LIB} ${EX}/jacobi3d_plain 12 10 9 3000 1e-8 -xsim-np 12 ${NONE})
