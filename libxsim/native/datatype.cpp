@@ -142,6 +142,10 @@ bool type_is_contiguous(MPI_Datatype t) {
 
 void pack(const void* buf, int count, MPI_Datatype t, void* out) {
   if (count <= 0) return;
+  if (const NamedInfo* n = named_info(t); n && n->contiguous) {  // the common case: one cache look-up
+    std::memcpy(out, buf, static_cast<size_t>(n->size) * static_cast<size_t>(count));
+    return;
+  }
   if (type_is_contiguous(t)) {
     std::memcpy(out, buf, static_cast<size_t>(type_size(t)) * static_cast<size_t>(count));
     return;
@@ -154,6 +158,10 @@ void pack(const void* buf, int count, MPI_Datatype t, void* out) {
 
 void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t) {
   if (count <= 0 || bytes == 0) return;
+  if (const NamedInfo* n = named_info(t); n && n->contiguous) {  // the common case: one cache look-up
+    std::memcpy(buf, in, static_cast<size_t>(std::min<uint64_t>(bytes, n->size * static_cast<uint64_t>(count))));
+    return;
+  }
   const uint64_t size = type_size(t);
   if (size == 0) return;
   bytes = std::min<uint64_t>(bytes, size * static_cast<uint64_t>(count));

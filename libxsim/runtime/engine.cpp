@@ -32,14 +32,41 @@ std::string describe_comm(MPI_Comm c);
 
 constexpr int kDeadlockExitCode = 3;
 
+namespace {
+// Small messages (payload up to kSmallPayload bytes: every control message, collectives on a few
+// elements) come from a free list instead of malloc: most simulated messages are small, and a freed
+// block is reused hot by the next send. The list keeps what the peak of messages in flight needed.
+constexpr uint64_t kSmallPayload = 64;
+struct FreeBlock {
+  FreeBlock* next;
+};
+FreeBlock* g_free_small = nullptr;
+}  // namespace
+
 Message* Message::create(uint64_t bytes) {
-  void* p = bytes <= std::numeric_limits<size_t>::max() - sizeof(Message) ? std::malloc(sizeof(Message) + bytes)
-                                                                          : nullptr;
-  if (!p)  // ends the run naming the rank and the call (api_support.hpp's guarded)
-    throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
-  return static_cast<Message*>(p);
+  void* p;
+  if (bytes <= kSmallPayload && g_free_small) {
+    p = g_free_small;
+    g_free_small = g_free_small->next;
+  } else {
+    const uint64_t room = bytes <= kSmallPayload ? kSmallPayload : bytes;
+    p = room <= std::numeric_limits<size_t>::max() - sizeof(Message) ? std::malloc(sizeof(Message) + room) : nullptr;
+    if (!p)  // ends the run naming the rank and the call (api_support.hpp's guarded)
+      throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
+  }
+  Message* m = static_cast<Message*>(p);
+  m->bytes = bytes;
+  return m;
 }
-void Message::destroy(Message* m) { std::free(m); }
+void Message::destroy(Message* m) {
+  if (m->bytes <= kSmallPayload) {
+    auto* b = reinterpret_cast<FreeBlock*>(m);
+    b->next = g_free_small;
+    g_free_small = b;
+  } else {
+    std::free(m);
+  }
+}
 
 namespace {
 
@@ -110,7 +137,6 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
         lookahead_ = max(lookahead_, h->min_latency_across(0));
     exchange_ = std::make_unique<native::Exchange>(nprocs_);
   }
-  heap_.reserve(static_cast<size_t>(nlocal) + 16);
   for (int64_t i = 0; i < nlocal; ++i) {
     Rank& r = ranks_[static_cast<size_t>(i)];
     r.world = static_cast<int32_t>(first_local_ + i);
@@ -151,58 +177,46 @@ void Engine::enqueue(Rank& r, SimTime key) {
   r.queued = true;
   r.queue_key = key;
   ++r.queue_gen;
-  heap_.push_back({key.ps(), r.index, r.queue_gen});
-  std::push_heap(heap_.begin(), heap_.end(), [](const HeapEntry& a, const HeapEntry& b) {
-    return a.key != b.key ? a.key > b.key : a.index > b.index;
-  });
+  queue_.push(key.ps(), r.index, r.queue_gen);
 }
 
 void Engine::clean_heap_top() {
-  auto later = [](const HeapEntry& a, const HeapEntry& b) {
-    return a.key != b.key ? a.key > b.key : a.index > b.index;
-  };
-  while (!heap_.empty()) {
-    const HeapEntry& e = heap_.front();
+  while (!queue_.empty()) {
+    const RunQueue::Entry& e = queue_.top();
     const Rank& r = ranks_[static_cast<size_t>(e.index)];
     if (r.queued && r.queue_gen == e.gen) return;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    heap_.pop_back();
+    queue_.pop();
   }
 }
 
 bool Engine::heap_has_earlier(const Rank& r) {
   if (!applied_.empty() && applied_.front()->t_arrive <= r.clock) return true;  // applied first on ties
   clean_heap_top();
-  if (heap_.empty()) return false;
-  const HeapEntry& e = heap_.front();
-  return e.key < r.clock.ps() || (e.key == r.clock.ps() && e.index < r.index);
+  if (queue_.empty()) return false;
+  int64_t key = queue_.top_key();
+  return key < r.clock.ps() || (key == r.clock.ps() && queue_.top().index < r.index);
 }
 
 SimTime Engine::local_next_key() {
   clean_heap_top();
-  SimTime next = heap_.empty() ? SimTime::infinity() : SimTime::from_ps(heap_.front().key);
+  SimTime next = queue_.empty() ? SimTime::infinity() : SimTime::from_ps(queue_.top_key());
   return applied_.empty() ? next : min(next, applied_.front()->t_arrive);
 }
 
 void Engine::run_window(SimTime window_end) {
   window_end_ = window_end;
-  auto later = [](const HeapEntry& a, const HeapEntry& b) {
-    return a.key != b.key ? a.key > b.key : a.index > b.index;
-  };
   for (;;) {
     clean_heap_top();
     if (!applied_.empty() && applied_.front()->t_arrive < window_end &&
-        (heap_.empty() || applied_.front()->t_arrive.ps() <= heap_.front().key)) {
+        (queue_.empty() || applied_.front()->t_arrive.ps() <= queue_.top_key())) {
       apply_next();  // engine-applied messages go first on ties: a rank resumed at T sees all of them up to T
       continue;
     }
-    if (heap_.empty() || heap_.front().key >= window_end.ps()) break;
-    HeapEntry e = heap_.front();
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    heap_.pop_back();
-    Rank& r = ranks_[static_cast<size_t>(e.index)];
+    if (queue_.empty() || queue_.top_key() >= window_end.ps()) break;
+    SimTime key = SimTime::from_ps(queue_.top_key());
+    Rank& r = ranks_[static_cast<size_t>(queue_.top().index)];
+    queue_.pop();
     r.queued = false;
-    SimTime key = SimTime::from_ps(e.key);
     if (watched_) [[unlikely]]
       watch_resume(r, key);
     else if (r.clock < key)
@@ -394,7 +408,7 @@ SimTime Engine::fifo_arrival(Rank& r, int32_t dst, SimTime t) {
     if (rec[i].dst == dst && rec[i].t_arrive > t) t = rec[i].t_arrive;
     rec[k++] = rec[i];
   }
-  rec.resize(k);
+  rec.truncate(k);
   if (t > horizon) rec.push_back({dst, t});
   return t;
 }

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "run_queue.hpp"
+#include "small_vec.hpp"
 #include "stack_pool.hpp"
 #include "xsim/netmodel/network.hpp"
 #include "xsim/procmodel/processor_model.hpp"
@@ -38,12 +40,13 @@ using AppMain = int (*)(int, char**, char**);
 constexpr int kAnySource = -1;  // engine-level wildcards (the API maps MPI_ANY_SOURCE/MPI_ANY_TAG to these)
 constexpr int kAnyTag = -1;
 
-// A message in flight or waiting at its receiver. Header and payload share one allocation.
+// A message in flight or waiting at its receiver. Header and payload share one allocation (small ones
+// recycled through a free list): always create and destroy them with Message::create/destroy.
 struct Message {
   SimTime t_arrive;     // virtual time the last byte is at the receiver
   uint64_t seq;         // sender's send counter: ties on t_arrive break by (src, seq)
   uint64_t ctx;         // communicator context the message was sent on
-  uint64_t bytes;       // payload size
+  uint64_t bytes;       // payload size: set by create and never changed (destroy returns the block by it)
   int64_t ack_token;    // synchronous send: the sender's request to acknowledge on match, else -1
   int32_t src;          // sender, world rank
   int32_t dst;          // receiver, world rank
@@ -110,8 +113,12 @@ struct RankExtra;  // rarely used per-rank state, allocated on first use (see ap
 
 enum class RankState : uint8_t { NotStarted, Running, Runnable, Blocked, Done };
 
+// One virtual rank's record. Fields the scheduler and every message touch come first, so that a switch
+// and a delivery read the record's first cache lines; the per-rank queues keep their usual few entries
+// inside the record (SmallVec) instead of separate heap blocks.
 struct Rank {
   SimTime clock;
+  SimTime queue_key;                  // key of the live heap entry when queued
   int32_t world = 0;
   int32_t index = 0;                  // local index in this native process
   RankState state = RankState::NotStarted;
@@ -121,23 +128,22 @@ struct Rank {
   bool mpi_finalized = false;
   bool mpi_active() const { return mpi_initialized && !mpi_finalized; }  // between MPI_Init and MPI_Finalize
   uint32_t queue_gen = 0;
-  SimTime queue_key;                  // key of the live heap entry when queued
-  int exit_code = 0;
-  SimTime finish_time;
   boost::context::fiber fiber;
-  int64_t host_resume_ns = 0;         // host clock when the rank last resumed application code
-  SimTime mpi_entry_clock;
   int mpi_depth = 0;
+  uint32_t pending_progress = 0;      // nonblocking collectives in progress (the progress hook runs while > 0)
+  SimTime mpi_entry_clock;
+  int64_t host_resume_ns = 0;         // host clock when the rank last resumed application code
   uint64_t send_seq = 0;
+  SmallVec<Message*, 4> arrivals;     // min-heap on (t_arrive, src, seq): not yet processed
+  SmallVec<int32_t, 4> posted;        // posted receive request ids, in posting order
+  struct RecentSend { int32_t dst; SimTime t_arrive; };
+  SmallVec<RecentSend, 2> recent;     // sends whose arrival could still be overtaken (FIFO per pair)
+  SmallVec<Message*, 2> unexpected;   // arrived, unmatched, in arrival order
   RankStats stats;
   BlockInfo block;
-  std::vector<Message*> arrivals;     // min-heap on (t_arrive, src, seq): not yet processed
-  std::vector<Message*> unexpected;   // arrived, unmatched, in arrival order
-  std::vector<int32_t> posted;        // posted receive request ids, in posting order
-  struct RecentSend { int32_t dst; SimTime t_arrive; };
-  std::vector<RecentSend> recent;     // sends whose arrival could still be overtaken (FIFO per pair)
+  int exit_code = 0;
+  SimTime finish_time;
   RankExtra* extra = nullptr;
-  uint32_t pending_progress = 0;      // nonblocking collectives in progress (the progress hook runs while > 0)
 };
 
 class Engine {
@@ -292,11 +298,6 @@ class Engine {
   uint64_t messages_sent() const { return messages_sent_; }   // data messages sent by this process's ranks
 
  private:
-  struct HeapEntry {
-    int64_t key;
-    int32_t index;
-    uint32_t gen;
-  };
   void enqueue(Rank& r, SimTime key);
   bool heap_has_earlier(const Rank& r);
   void clean_heap_top();
@@ -338,7 +339,7 @@ class Engine {
   std::vector<int64_t> proc_first_;         // first rank of each native process; proc_first_[nprocs] = M
   std::unique_ptr<StackPool> stacks_;
   privatize::Privatizer* priv_ = nullptr;   // not owned; nullptr: globals are shared
-  std::vector<HeapEntry> heap_;
+  RunQueue queue_;                          // runnable ranks and blocked ranks with a pending arrival
   Rank* current_ = nullptr;
   boost::context::fiber scheduler_;
   SimTime window_end_ = SimTime::infinity();

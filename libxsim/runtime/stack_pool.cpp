@@ -44,7 +44,9 @@ StackPool::StackPool(size_t count, size_t stack_size) : count_(count) {
   long max_maps = read_max_map_count();
   guard_ = (static_cast<long>(count) * 2 + 20000 < max_maps) ? page : 0;
   slot_ = usable + guard_;
-  bytes_ = slot_ * count;
+  page_ = page;
+  const size_t offset = guard_ ? 0 : page - kCanaryZone;  // see the header: canary next to the stack below
+  bytes_ = slot_ * count + (offset ? page : 0);
   if (count == 0) return;
   const int prot = PROT_READ | PROT_WRITE | (executable_wants_exec_stack() ? PROT_EXEC : 0);
   void* p = mmap(nullptr, bytes_, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -55,8 +57,9 @@ StackPool::StackPool(size_t count, size_t stack_size) : count_(count) {
                              "); lower -xsim-stack or run more native processes");
   }
   base_ = static_cast<char*>(p);
+  origin_ = base_ + offset;
   for (size_t i = 0; i < count; ++i) {
-    if (guard_ && mprotect(base_ + i * slot_, guard_, PROT_NONE) != 0) {
+    if (guard_ && mprotect(origin_ + i * slot_, guard_, PROT_NONE) != 0) {
       throw std::runtime_error(std::string("cannot protect a stack guard page (") + std::strerror(errno) +
                                "): raise vm.max_map_count (sysctl -w vm.max_map_count=" +
                                std::to_string(count * 2 + 100000) + ")");
@@ -74,18 +77,26 @@ void StackPool::write_canary(size_t i) {
   c[1] = kCanary;
 }
 
-void StackPool::release(size_t i) { madvise(base_ + i * slot_ + guard_, slot_ - guard_, MADV_DONTNEED); }
+void StackPool::release(size_t i) {
+  // Only whole pages of this stack: without guard pages its first and last pages are shared with the
+  // neighbours' stack top and canary.
+  auto lo = reinterpret_cast<uintptr_t>(origin_ + i * slot_ + guard_);
+  auto hi = reinterpret_cast<uintptr_t>(top(i));
+  lo = (lo + page_ - 1) / page_ * page_;
+  hi = hi / page_ * page_;
+  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+}
 
 long StackPool::slot_of(const void* addr) const {
   auto a = static_cast<const char*>(addr);
-  if (!base_ || a < base_ || a >= base_ + bytes_) return -1;
-  return static_cast<long>((a - base_) / slot_);
+  if (!base_ || a < origin_ || a >= origin_ + count_ * slot_) return -1;
+  return static_cast<long>((a - origin_) / slot_);
 }
 
 long StackPool::overflow_slot(const void* addr) const {
   long i = slot_of(addr);
   if (i < 0) return -1;
-  size_t off = static_cast<size_t>(static_cast<const char*>(addr) - base_) - static_cast<size_t>(i) * slot_;
+  size_t off = static_cast<size_t>(static_cast<const char*>(addr) - origin_) - static_cast<size_t>(i) * slot_;
   return off < guard_ + kCanaryZone ? i : -1;
 }
 

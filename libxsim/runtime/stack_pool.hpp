@@ -2,6 +2,9 @@
 // mapping (one mapping per stack would exceed vm.max_map_count near 65,530). Layer: libxsim/runtime.
 // Overflow detection: a PROT_NONE guard page below each stack while the guard mappings fit under
 // vm.max_map_count, and always a canary at the bottom of each stack, checked on every switch out of a rank.
+// Without guard pages, the slots start 64 bytes below a page boundary, so that each stack's canary shares
+// a page with the top of the stack below it (a rank then commits one page fewer, and checking the canary
+// of a rank resumed right after its neighbour touches a page already in the TLB).
 // Released stacks return their pages to the system (MADV_DONTNEED). Single-threaded use only. The stacks are
 // executable when the executable asks for an executable stack (PT_GNU_STACK: gfortran's trampolines).
 #pragma once
@@ -20,7 +23,7 @@ class StackPool {
   StackPool& operator=(const StackPool&) = delete;
 
   // Top (highest address, exclusive) and usable size of stack `i`.
-  void* top(size_t i) const { return base_ + (i + 1) * slot_; }
+  void* top(size_t i) const { return origin_ + (i + 1) * slot_; }
   size_t usable_size() const { return slot_ - guard_; }
   bool has_guard_pages() const { return guard_ != 0; }
 
@@ -39,9 +42,10 @@ class StackPool {
  private:
   static constexpr uint64_t kCanary = 0x5853494d43414e59ull;  // "XSIMCANY"
   static constexpr size_t kCanaryZone = 64;
-  uint64_t* canary(size_t i) const { return reinterpret_cast<uint64_t*>(base_ + i * slot_ + guard_); }
-  char* base_ = nullptr;
-  size_t count_ = 0, slot_ = 0, guard_ = 0, bytes_ = 0;
+  uint64_t* canary(size_t i) const { return reinterpret_cast<uint64_t*>(origin_ + i * slot_ + guard_); }
+  char* base_ = nullptr;    // the mapping
+  char* origin_ = nullptr;  // slot 0 (base_, or 64 bytes below base_'s second page without guard pages)
+  size_t count_ = 0, slot_ = 0, guard_ = 0, bytes_ = 0, page_ = 0;
 };
 
 }  // namespace xsim

@@ -1,0 +1,137 @@
+// The scheduler's run queue (runtime/run_queue.hpp) against a reference binary heap on (key, index), and
+// the stack pool's layout without guard pages (canary next to the neighbour's stack top).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "run_queue.hpp"
+#include "stack_pool.hpp"
+
+using xsim::RunQueue;
+
+namespace {
+using Ref = std::set<std::tuple<int64_t, int32_t, uint32_t>>;  // (key, index, gen): ordered like the engine's heap
+
+void expect_same_top(RunQueue& q, const Ref& ref) {
+  ASSERT_EQ(q.empty(), ref.empty());
+  if (ref.empty()) return;
+  auto [key, index, gen] = *ref.begin();
+  EXPECT_EQ(q.top_key(), key);
+  EXPECT_EQ(q.top().index, index);  // entries equal in (key, index) may come in any order (one is live)
+  EXPECT_EQ(ref.count({key, index, q.top().gen}), 1u);
+}
+void pop_both(RunQueue& q, Ref& ref) {
+  ref.erase({q.top_key(), q.top().index, q.top().gen});
+  q.pop();
+}
+}  // namespace
+
+TEST(RunQueue, TakesEntriesByKeyThenIndex) {
+  RunQueue q;
+  q.push(5, 3, 0);
+  q.push(2, 9, 0);
+  q.push(5, 1, 0);
+  q.push(2, 4, 0);
+  q.push(7, 0, 0);
+  std::vector<std::pair<int64_t, int32_t>> got;
+  while (!q.empty()) {
+    got.emplace_back(q.top_key(), q.top().index);
+    q.pop();
+  }
+  std::vector<std::pair<int64_t, int32_t>> want{{2, 4}, {2, 9}, {5, 1}, {5, 3}, {7, 0}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(RunQueue, PushIntoTheBucketBeingTakenKeepsTheOrder) {
+  RunQueue q;
+  for (int i : {10, 2, 6, 8}) q.push(1, i, 0);
+  EXPECT_EQ(q.top().index, 2);
+  q.pop();
+  q.push(1, 7, 0);   // between the remaining 6 and 8
+  q.push(1, 3, 0);   // before everything left: becomes the top
+  q.push(0, 50, 0);  // an earlier key than the bucket being taken
+  std::vector<int32_t> order;
+  while (!q.empty()) {
+    order.push_back(q.top().index);
+    q.pop();
+  }
+  EXPECT_EQ(order, (std::vector<int32_t>{50, 3, 6, 7, 8, 10}));
+}
+
+TEST(RunQueue, WrappedAscendingRunsAreMerged) {
+  RunQueue q;
+  const int n = 1000, d = 377;  // rank r wakes (r + d) mod n, in ascending r
+  for (int r = 0; r < n; ++r) q.push(42, (r + d) % n, 0);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(q.top().index, i);
+    q.pop();
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(RunQueue, MatchesAReferenceHeapUnderRandomOperations) {
+  std::mt19937_64 rng(7);
+  RunQueue q;
+  Ref ref;
+  for (int step = 0; step < 200000; ++step) {
+    int op = static_cast<int>(rng() % 3);
+    if (op < 2 || ref.empty()) {
+      // few distinct keys near the current front, as virtual times are
+      int64_t base = ref.empty() ? 0 : std::get<0>(*ref.begin());
+      int64_t key = base + static_cast<int64_t>(rng() % 5);
+      auto index = static_cast<int32_t>(rng() % 300);
+      auto gen = static_cast<uint32_t>(step);
+      q.push(key, index, gen);
+      ref.insert({key, index, gen});
+    } else {
+      expect_same_top(q, ref);
+      pop_both(q, ref);
+    }
+    if (HasFailure()) return;
+  }
+  while (!ref.empty()) {
+    expect_same_top(q, ref);
+    if (HasFailure()) return;
+    pop_both(q, ref);
+  }
+  EXPECT_TRUE(q.empty());
+}
+
+TEST(StackPoolLayout, WithoutGuardPagesTheCanarySharesAPageWithTheStackBelow) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // More stacks than guard mappings allowed under the default vm.max_map_count: no guard pages.
+  const size_t n = 40000;
+  xsim::StackPool pool(n, 16 * 1024);
+  if (pool.has_guard_pages()) GTEST_SKIP() << "vm.max_map_count is large enough for guard pages here";
+  for (size_t i : {size_t{1}, size_t{2}, n / 2, n - 1}) {
+    auto top_below = reinterpret_cast<uintptr_t>(pool.top(i - 1));
+    auto bottom = reinterpret_cast<uintptr_t>(pool.top(i)) - pool.usable_size();
+    EXPECT_EQ(bottom, top_below) << "stacks are adjacent";
+    EXPECT_EQ((top_below - 1) / page, bottom / page) << "canary of " << i << " on the page of the top of " << i - 1;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(pool.top(i)) % 16, 0u);
+    EXPECT_EQ(pool.slot_of(reinterpret_cast<void*>(bottom)), static_cast<long>(i));
+    EXPECT_EQ(pool.slot_of(reinterpret_cast<void*>(top_below - 1)), static_cast<long>(i - 1));
+    EXPECT_EQ(pool.overflow_slot(reinterpret_cast<void*>(bottom + 8)), static_cast<long>(i));
+    EXPECT_EQ(pool.overflow_slot(reinterpret_cast<void*>(top_below - 8)), -1);
+  }
+  // Releasing a stack keeps its neighbours' stack tops and canaries.
+  char* top1 = static_cast<char*>(pool.top(1));
+  std::memset(top1 - 256, 0x5a, 256);
+  pool.write_canary(1);
+  pool.write_canary(2);
+  pool.write_canary(3);
+  char* top2 = static_cast<char*>(pool.top(2));
+  std::memset(top2 - 256, 0x33, 256);
+  pool.release(2);
+  EXPECT_TRUE(pool.canary_intact(2));  // on the page shared with stack 1's top
+  EXPECT_TRUE(pool.canary_intact(3));  // on the page shared with stack 2's top
+  EXPECT_EQ(top1[-1], 0x5a);
+  EXPECT_EQ(top1[-256], 0x5a);
+  EXPECT_EQ(pool.slot_of(nullptr), -1);
+}
