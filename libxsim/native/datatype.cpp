@@ -1,7 +1,13 @@
 // Datatype and reduction helpers answered by the native MPI (see datatype.hpp). Layer: libxsim/native.
-// Contiguous data takes a memcpy fast path; everything else goes through the native pack engine on
-// MPI_COMM_SELF (large-count variants, so a message above 2 GiB still packs).
+// Contiguous data takes a memcpy fast path; derived datatypes are packed along their own type map
+// (native/flatten: built from MPI_Type_get_contents, not from the native pack engine), because MPICH 4.0.2's
+// pack engine gets some derived types wrong once a process holds more than ~512 of them (a single block of
+// an odd number of chars packs one byte short; docs/testing.md), and under xsim every virtual rank of a
+// native process adds its datatypes to that count. Named non-contiguous types (MPI_DOUBLE_INT & co.) go
+// through the native pack engine on MPI_COMM_SELF (large-count variants: a message above 2 GiB packs).
 #include "native/datatype.hpp"
+
+#include "native/flatten.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -150,6 +156,10 @@ void pack(const void* buf, int count, MPI_Datatype t, void* out) {
     std::memcpy(out, buf, static_cast<size_t>(type_size(t)) * static_cast<size_t>(count));
     return;
   }
+  if (!type_is_named(t)) {  // derived: along its own type map (see the file comment)
+    gather_elements(buf, count, t, out);
+    return;
+  }
   MPI_Count position = 0;
   MPI_Count outsize = static_cast<MPI_Count>(type_size(t)) * count;
   NonNullBase in(buf, count, t);
@@ -167,6 +177,10 @@ void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t
   bytes = std::min<uint64_t>(bytes, size * static_cast<uint64_t>(count));
   if (type_is_contiguous(t)) {
     std::memcpy(buf, in, static_cast<size_t>(bytes));
+    return;
+  }
+  if (!type_is_named(t)) {  // derived: a short message fills the first `bytes` bytes of the type map
+    scatter_elements(in, bytes, buf, count, t);
     return;
   }
   const uint64_t whole = bytes / size, rest = bytes % size;

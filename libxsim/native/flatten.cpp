@@ -237,6 +237,71 @@ std::vector<Run> flatten(MPI_Datatype t, int64_t count) {
   return out;
 }
 
+namespace {
+int g_runs_keyval = MPI_KEYVAL_INVALID;
+int delete_runs(MPI_Datatype, int, void* value, void*) {
+  delete static_cast<std::vector<Run>*>(value);
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+const std::vector<Run>& element_runs(MPI_Datatype t, int64_t* extent) {
+  *extent = extent_of(t);
+  if (g_runs_keyval == MPI_KEYVAL_INVALID)
+    check(PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_runs, &g_runs_keyval, nullptr), "MPI_Type_create_keyval");
+  void* value = nullptr;
+  int found = 0;
+  check(PMPI_Type_get_attr(t, g_runs_keyval, &value, &found), "MPI_Type_get_attr");
+  if (found) return *static_cast<std::vector<Run>*>(value);
+  auto* runs = new std::vector<Run>(element(t, 0));
+  int rc = PMPI_Type_set_attr(t, g_runs_keyval, runs);
+  if (rc != MPI_SUCCESS) {
+    delete runs;
+    check(rc, "MPI_Type_set_attr");
+  }
+  return *runs;
+}
+
+// memcpy of a run; the common short lengths as fixed-size copies (one load and store each)
+inline void copy_run(void* to, const void* from, int64_t n) {
+  switch (n) {
+    case 1: std::memcpy(to, from, 1); break;
+    case 2: std::memcpy(to, from, 2); break;
+    case 4: std::memcpy(to, from, 4); break;
+    case 8: std::memcpy(to, from, 8); break;
+    case 16: std::memcpy(to, from, 16); break;
+    default: std::memcpy(to, from, static_cast<size_t>(n)); break;
+  }
+}
+
+void gather_elements(const void* base, int64_t count, MPI_Datatype t, void* out) {
+  int64_t ext = 0;
+  const std::vector<Run>& runs = element_runs(t, &ext);
+  char* o = static_cast<char*>(out);
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);  // integer arithmetic: base may be MPI_BOTTOM
+  for (int64_t i = 0; i < count; ++i)
+    for (const Run& r : runs) {
+      copy_run(o, reinterpret_cast<const void*>(b + static_cast<uintptr_t>(i * ext + r.offset)), r.length);
+      o += r.length;
+    }
+}
+
+void scatter_elements(const void* in, uint64_t bytes, void* base, int64_t count, MPI_Datatype t) {
+  int64_t ext = 0;
+  const std::vector<Run>& runs = element_runs(t, &ext);
+  const char* src = static_cast<const char*>(in);
+  const uintptr_t b = reinterpret_cast<uintptr_t>(base);
+  uint64_t left = bytes;
+  for (int64_t i = 0; i < count && left > 0; ++i)
+    for (const Run& r : runs) {
+      if (left == 0) break;
+      const uint64_t n = std::min<uint64_t>(static_cast<uint64_t>(r.length), left);
+      copy_run(reinterpret_cast<void*>(b + static_cast<uintptr_t>(i * ext + r.offset)), src, static_cast<int64_t>(n));
+      src += n;
+      left -= n;
+    }
+}
+
 int64_t runs_bytes(const std::vector<Run>& runs) {
   int64_t n = 0;
   for (const Run& r : runs) n += r.length;

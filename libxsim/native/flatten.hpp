@@ -21,6 +21,13 @@ struct Run {
 
 // Runs of `count` elements of `t` (element i at i x extent(t)). Throws MpiError for an invalid type.
 std::vector<Run> flatten(MPI_Datatype t, int64_t count);
+// The runs of one element of a derived (not named) datatype, computed once and kept on the datatype as an
+// attribute (released with it), and its extent: pack/unpack walk them count times.
+const std::vector<Run>& element_runs(MPI_Datatype t, int64_t* extent);
+// Copies up to `bytes` data bytes of `count` elements of `t` at `base` to `out` in type-map order (a pack),
+// or from `in` back to `base` (an unpack that stops after `bytes`, as a short message does).
+void gather_elements(const void* base, int64_t count, MPI_Datatype t, void* out);
+void scatter_elements(const void* in, uint64_t bytes, void* base, int64_t count, MPI_Datatype t);
 // Total bytes of a run list.
 int64_t runs_bytes(const std::vector<Run>& runs);
 // Copies the bytes of `runs` at `base` into `out`, in order (a pack), or back (an unpack).

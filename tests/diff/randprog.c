@@ -210,6 +210,43 @@ static size_t span_of(MPI_Datatype t, int count) {
   return (size_t)(tlb + (MPI_Aint)(count - 1) * ext + text);
 }
 
+static size_t base_size(int base);
+/* The layout's type map, walked without MPI: copies the data bytes of `count` instances between `buf` (laid
+ * out by the type, whose extent the caller gives) and a packed `stream`, in type-map order, stopping after
+ * `nbytes`. The self-check compares received data with this (MPI's own pack engine is under test too). */
+static size_t walk(const Layout *L, MPI_Aint extent, int count, char *buf, char *stream, size_t nbytes, int to_stream) {
+  static const int nat_off[3] = {0, 8, 16}, pack_off[3] = {0, 4, 12}, s_len[3] = {4, 8, 3};
+  size_t bext = L->base == B_S ? (L->variant ? 15 : 24) : (size_t)base_size(L->base);
+  size_t done = 0;
+  for (int i = 0; i < count && done < nbytes; i++)
+    for (int e = 0; e < L->per && done < nbytes; e++) {
+      long el;  /* element e's offset within the instance, in base extents or bytes */
+      switch (L->kind) {
+      case L_VECTOR: case L_HVECTOR:
+        el = (long)(e / L->blen[0]) * L->stride * (long)bext + (long)(e % L->blen[0]) * (long)bext;
+        break;
+      case L_INDEXED: case L_HINDEXED: case L_STRUCT: case L_INDEXED_BLOCK: {
+        int k = 0, left = e;
+        while (left >= L->blen[k]) left -= L->blen[k++];
+        el = ((long)L->disp[k] + left) * (long)bext;
+        break;
+      }
+      default: el = (long)e * (long)bext; break;
+      }
+      char *at = buf + (long)i * extent + el;
+      int nrun = L->base == B_S ? 3 : 1;
+      for (int k = 0; k < nrun && done < nbytes; k++) {
+        size_t off = L->base == B_S ? (size_t)(L->variant ? pack_off[k] : nat_off[k]) : 0;
+        size_t len = L->base == B_S ? (size_t)s_len[k] : bext;
+        if (len > nbytes - done) len = nbytes - done;
+        if (to_stream) memcpy(stream + done, at + off, len);
+        else memcpy(at + off, stream + done, len);
+        done += len;
+      }
+    }
+  return done;
+}
+
 /* A buffer with its datatype. */
 typedef struct {
   MPI_Datatype type;
@@ -390,8 +427,8 @@ typedef struct {
   MPI_Datatype wst[MAXW], wrt[MAXW];
 } Exec;
 
-enum { S_P2P, S_SHIFT, S_COLL, S_COMPLETE, S_SPLIT, S_DUP, S_CREATE, S_CREATE_GROUP, S_FREE, NSTEP };
-static const char *step_name[NSTEP] = {"p2p", "shift", "collective", "complete", "split", "dup", "create",
+enum { S_P2P, S_SHIFT, S_COLL, S_COMPLETE, S_TOPO, S_SPLIT, S_DUP, S_CREATE, S_CREATE_GROUP, S_FREE, NSTEP };
+static const char *step_name[NSTEP] = {"p2p", "shift", "collective", "complete", "topology", "split", "dup", "create",
                                        "create_group", "free"};
 
 /* Send modes and completion methods, by name for --stats. */
@@ -714,8 +751,10 @@ static void exec_p2p(Ctx *c, P2P *p, const Slot *sl) {
             p->rbarrier ? " +barrier" : "", p->fence ? " +fence" : "", wmethod_name[p->wmethod]);
     for (int i = 0; i < p->nsend; i++) {
       Msg *g = &p->msg[p->send[i]];
-      fprintf(stderr, "  send %s to %d tag %d: %d x %s/%d of base %d\n", mode_name[g->mode], g->dst, g->tag,
-              g->sl.count, layout_name[g->sl.kind], g->sl.per, g->sl.base);
+      fprintf(stderr, "  send %s to %d tag %d: %d x %s/%d of base %d (variant %d, extra %d, stride %d, blocks", mode_name[g->mode],
+              g->dst, g->tag, g->sl.count, layout_name[g->sl.kind], g->sl.per, g->sl.base, g->sl.variant, g->sl.extra, g->sl.stride);
+      for (int b = 0; b < g->sl.nblk && b < MAXBLK; b++) fprintf(stderr, " %d@%d", g->sl.blen[b], g->sl.disp[b]);
+      fprintf(stderr, ") from %zu bytes at %p\n", sb[i].alloc, (void *)sb[i].buf);
     }
     for (int i = 0; i < p->nrcv; i++) {
       Rcv *x = &p->rcv[i];
@@ -826,6 +865,36 @@ static void exec_p2p(Ctx *c, P2P *p, const Slot *sl) {
 #undef SEND_ONE
   for (int i = 0; i < nreq; i++) if (persistent[i]) MPI_Request_free(&reqs[i]);
 
+  /* self-check, independent of MPI: a directed receive must hold the sender's data (its buffer rebuilt
+   * here from the seed) moved along the two type maps, as many bytes as MPI_Get_elements says arrived */
+  for (int i = 0; i < p->nrcv; i++) {
+    Rcv *x = &p->rcv[i];
+    if (x->wild || x->cancel || x->msg < 0) continue;
+    Msg *g = &p->msg[x->msg];
+    Buf sender;
+    buf_make(&sender, &c->t, &g->sl, g->sl.count, 1, data_seed(c, 1, x->msg));
+    MPI_Aint lb, sext, rext;
+    MPI_Type_get_extent(sender.type, &lb, &sext);
+    MPI_Type_get_extent(rb[i].type, &lb, &rext);
+    size_t total = (size_t)g->sl.count * (size_t)g->sl.per * (g->sl.base == B_S ? 15 : base_size(g->sl.base));
+    char *stream = malloc(total + 1), *want = malloc(rb[i].alloc);
+    walk(&g->sl, sext, g->sl.count, sender.buf, stream, total, 1);
+    memset(want, 0xA5, rb[i].alloc);
+    walk(&x->rl, rext, x->rl.count, want, stream, total, 0);
+    if (memcmp(want, rb[i].buf, rb[i].alloc) != 0) {
+      size_t k = 0;
+      while (want[k] == rb[i].buf[k]) k++;
+      fprintf(stderr, "randprog: seed %llu step %d rank %d: receive %d from %d (tag %d, %d x %s/%d) holds byte %zu = %02x, "
+              "the sender's data moved along both type maps gives %02x\n", (unsigned long long)c->seed, c->step, c->wrank,
+              i, x->src, g->tag, x->rl.count, layout_name[x->rl.kind], x->rl.per, k, (unsigned char)rb[i].buf[k],
+              (unsigned char)want[k]);
+      die("a received message differs from the data sent");
+    }
+    free(stream);
+    free(want);
+    buf_free(&sender);
+  }
+
   /* digest: directed and other receives in posting order; wild ones per source in posting order */
   WildRec w[MAXRCV];
   int nw = 0;
@@ -834,8 +903,10 @@ static void exec_p2p(Ctx *c, P2P *p, const Slot *sl) {
     if (c->verbose) {
       int cnt;
       MPI_Get_count(&rst[i], rb[i].type, &cnt);
-      fprintf(stderr, "rank %d: step %d receive %d got source %d tag %d count %d digest %016llx\n", c->wrank, c->step,
-              i, rst[i].MPI_SOURCE, rst[i].MPI_TAG, cnt, (unsigned long long)recs[i]);
+      fprintf(stderr, "rank %d: step %d receive %d got source %d tag %d count %d digest %016llx, %zu bytes at %p:", c->wrank,
+              c->step, i, rst[i].MPI_SOURCE, rst[i].MPI_TAG, cnt, (unsigned long long)recs[i], rb[i].alloc, (void *)rb[i].buf);
+      for (size_t k = 0; k < rb[i].alloc && k < 512; k++) fprintf(stderr, "%s%02x", k % 32 ? "" : "\n   ", (unsigned char)rb[i].buf[k]);
+      fprintf(stderr, "\n");
     }
     if (p->rcv[i].wild && !p->rcv[i].cancel && p->rcv[i].msg >= 0) {
       w[nw].src = rst[i].MPI_SOURCE; w[nw].idx = i; w[nw].h = recs[i]; nw++;
@@ -1383,6 +1454,118 @@ static void free_comm(Ctx *c, int s) {
 }
 
 /* ---------------------------------------------------------------------------------------------------
+ * Process topologies: a Cartesian grid (MPI_Dims_create, periodic only along dimensions of 3 or more, where
+ * the neighbour order is unambiguous; reorder 0) or a distributed graph from adjacency lists (random edges,
+ * in random order); its queries, then a neighbourhood collective (allgather, alltoall or alltoallv,
+ * blocking or nonblocking) of MPI_INT blocks. The topology communicator is freed at the end of the step. */
+enum { NB_ALLGATHER, NB_ALLTOALL, NB_ALLTOALLV };
+static void step_topo(Ctx *c, int p) {
+  Rng *r = &c->rng;
+  const Slot *sl = &c->slot[p];
+  int n = sl->size, me = sl->me, cart = rpct(r, 65), nd = rint_(r, 1, 3), dims[3] = {0, 0, 0}, per[3];
+  int coll = rint_(r, 0, 2), nb = rpct(r, 40), u = rint_(r, 0, 4), sdisp = rint_(r, 1, 2);
+  MPI_Dims_create(n, nd, dims);  /* local: every rank computes the same grid */
+  for (int d = 0; d < nd; d++) per[d] = dims[d] >= 3 && rpct(r, 50);
+  /* graph: every rank's out-edges, then every rank's in-edges in a random order (this rank keeps its own) */
+  int out[MAXR][MAXR], nout[MAXR] = {0}, in[MAXR], nin = 0;
+  if (!cart) {
+    for (int i = 0; i < n; i++) {
+      int perm[MAXR];
+      for (int j = 0; j < n; j++) perm[j] = j;
+      shuffle(r, perm, n);
+      nout[i] = rint_(r, 0, n < 4 ? n : 4);
+      for (int k = 0; k < nout[i]; k++) out[i][k] = perm[k];
+    }
+    for (int j = 0; j < n; j++) {
+      int lst[MAXR], k = 0;
+      for (int i = 0; i < n; i++)
+        for (int e = 0; e < nout[i]; e++)
+          if (out[i][e] == j) lst[k++] = i;
+      shuffle(r, lst, k);
+      if (j == me) { nin = k; memcpy(in, lst, sizeof(int) * (size_t)k); }
+    }
+  }
+  if (me < 0) return;
+  MPI_Comm tc;
+  int indeg, outdeg, srcs[MAXR], dsts[MAXR];
+  uint64_t *h = &c->hash;
+  if (cart) {
+    MPI_Cart_create(sl->comm, nd, dims, per, 0, &tc);
+    int cr, coords[3], tt, ndims, gd[3], gp[3], gc[3];
+    MPI_Comm_rank(tc, &cr);
+    MPI_Topo_test(tc, &tt);
+    MPI_Cartdim_get(tc, &ndims);
+    MPI_Cart_get(tc, nd, gd, gp, gc);
+    MPI_Cart_coords(tc, cr, nd, coords);
+    hash_int(h, cr); hash_int(h, tt); hash_int(h, ndims);
+    for (int d = 0; d < nd; d++) { hash_int(h, gd[d]); hash_int(h, gp[d]); hash_int(h, gc[d]); hash_int(h, coords[d]); }
+    indeg = outdeg = 0;
+    for (int d = 0; d < nd; d++) {
+      int a, b, a2, b2;
+      MPI_Cart_shift(tc, d, 1, &a, &b);
+      MPI_Cart_shift(tc, d, sdisp, &a2, &b2);
+      hash_int(h, a); hash_int(h, b); hash_int(h, a2); hash_int(h, b2);
+      srcs[indeg++] = a; srcs[indeg++] = b;  /* neighbour order: per dimension, -1 then +1 */
+      dsts[outdeg++] = a; dsts[outdeg++] = b;
+      int cc[3], rr;
+      for (int e = 0; e < nd; e++) cc[e] = coords[e];
+      cc[d] = per[d] ? coords[d] + dims[d] + 1 : (coords[d] + 1) % dims[d];  /* wraps only where periodic */
+      MPI_Cart_rank(tc, cc, &rr);
+      hash_int(h, rr);
+    }
+  } else {
+    int sw = 0;
+    MPI_Dist_graph_create_adjacent(sl->comm, nin, in, MPI_UNWEIGHTED, nout[me], out[me], MPI_UNWEIGHTED,
+                                   MPI_INFO_NULL, 0, &tc);
+    int wgt, tt;
+    MPI_Topo_test(tc, &tt);
+    MPI_Dist_graph_neighbors_count(tc, &indeg, &outdeg, &wgt);
+    MPI_Dist_graph_neighbors(tc, indeg, srcs, &sw, outdeg, dsts, &sw);
+    hash_int(h, tt); hash_int(h, indeg); hash_int(h, outdeg);
+    if (indeg != nin || outdeg != nout[me]) die("MPI_Dist_graph_neighbors_count differs from the adjacency given");
+    for (int i = 0; i < indeg; i++) { hash_int(h, srcs[i]); if (srcs[i] != in[i]) die("MPI_Dist_graph_neighbors: sources out of order"); }
+    for (int i = 0; i < outdeg; i++) { hash_int(h, dsts[i]); if (dsts[i] != out[me][i]) die("MPI_Dist_graph_neighbors: destinations out of order"); }
+  }
+  /* the neighbourhood collective: blocks of u ints; alltoallv: 0-3 ints per edge, the same number on both
+   * ends (a function of the sender and the edge: on a grid its dimension and direction of travel) */
+  int sc[MAXR], sd[MAXR], rc[MAXR], rd[MAXR], stot = 0, rtot = 0;
+  for (int i = 0; i < outdeg; i++) {
+    int key = cart ? 2 * (i / 2) + (i % 2) : dsts[i];  /* grid: block 2d travels -1, block 2d+1 travels +1 */
+    sc[i] = coll == NB_ALLTOALLV ? (int)(mix64(data_seed(c, 5, me) + (uint64_t)key) % 4) : u;
+    sd[i] = stot + 1; stot += sc[i] + 1;
+  }
+  for (int i = 0; i < indeg; i++) {
+    int from = srcs[i], key = cart ? 2 * (i / 2) + 1 - (i % 2) : me;  /* from -1 travels +1 and back */
+    rc[i] = coll == NB_ALLTOALLV ? (from == MPI_PROC_NULL ? 0 : (int)(mix64(data_seed(c, 5, from) + (uint64_t)key) % 4)) : u;
+    rd[i] = rtot + 1; rtot += rc[i] + 1;
+  }
+  int *sb = malloc(sizeof(int) * (size_t)(stot + u + 1)), *rb = malloc(sizeof(int) * (size_t)(rtot + indeg * u + 4));
+  fill_random(sb, sizeof(int) * (size_t)(stot + u + 1), data_seed(c, 4, me));
+  memset(rb, 0xA5, sizeof(int) * (size_t)(rtot + indeg * u + 4));
+  MPI_Request q = MPI_REQUEST_NULL;
+  switch (coll) {
+  case NB_ALLGATHER:
+    if (nb) MPI_Ineighbor_allgather(sb, u, MPI_INT, rb, u, MPI_INT, tc, &q);
+    else MPI_Neighbor_allgather(sb, u, MPI_INT, rb, u, MPI_INT, tc);
+    break;
+  case NB_ALLTOALL:
+    if (nb) MPI_Ineighbor_alltoall(sb, u, MPI_INT, rb, u, MPI_INT, tc, &q);
+    else MPI_Neighbor_alltoall(sb, u, MPI_INT, rb, u, MPI_INT, tc);
+    break;
+  default:
+    if (nb) MPI_Ineighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, tc, &q);
+    else MPI_Neighbor_alltoallv(sb, sc, sd, MPI_INT, rb, rc, rd, MPI_INT, tc);
+    break;
+  }
+  MPI_Wait(&q, MPI_STATUS_IGNORE);
+  hash_int(h, 2000 + coll);
+  hash_bytes(h, rb, sizeof(int) * (size_t)(rtot + indeg * u + 4));
+  free(sb);
+  free(rb);
+  MPI_Comm_free(&tc);
+}
+
+/* ---------------------------------------------------------------------------------------------------
  * Nonblocking collectives in flight: completed by a "complete" step, before their communicator is
  * freed, or when too many are in flight. Digested in start order. */
 static void complete_pending(Ctx *c, int which_slot, int method) {
@@ -1436,10 +1619,11 @@ static void run_seed(Ctx *c, uint64_t seed, int max_steps, char *line, size_t li
   P2P *p2p = malloc(sizeof *p2p);
   for (c->step = 0; c->step < nsteps; c->step++) {
     int k = rint_(&c->rng, 0, 99), kind;
-    if (k < 34) kind = S_P2P;
-    else if (k < 40) kind = S_SHIFT;
-    else if (k < 72) kind = S_COLL;
-    else if (k < 77) kind = S_COMPLETE;
+    if (k < 32) kind = S_P2P;
+    else if (k < 38) kind = S_SHIFT;
+    else if (k < 67) kind = S_COLL;
+    else if (k < 72) kind = S_COMPLETE;
+    else if (k < 77) kind = S_TOPO;
     else if (k < 83) kind = S_SPLIT;
     else if (k < 87) kind = S_DUP;
     else if (k < 91) kind = S_CREATE;
@@ -1460,6 +1644,7 @@ static void run_seed(Ctx *c, uint64_t seed, int max_steps, char *line, size_t li
       complete_pending(c, all ? -1 : s, m);
       break;
     }
+    case S_TOPO: step_topo(c, random_live_slot(c, 1)); break;
     case S_SPLIT: step_split(c, random_live_slot(c, 1)); break;
     case S_DUP: step_dup(c, random_live_slot(c, 1)); break;
     case S_CREATE: step_create(c, random_live_slot(c, 1), 0); break;

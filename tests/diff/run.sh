@@ -3,23 +3,25 @@
 # xsim with M virtual ranks on N native processes (docs/testing.md).
 #
 #   tests/diff/run.sh [--seeds A-B] [--ranks 2,3,5] [--procs 1,2] [--max-steps K] [--preload]
-#                     [--build DIR | --plain BIN --xsim BIN --lib LIBXSIM] [--timeout S]
+#                     [--xsim-reference] [--build DIR | --plain BIN --xsim BIN --lib LIBXSIM] [--timeout S]
 #
 # --seeds    seed range (default 1-100); every (M, N) configuration runs all of them in one launch
 # --ranks    M values: MPI_COMM_WORLD sizes (default 2,3,5); plain MPICH runs M real processes, keep M small
 # --procs    N values: native processes under xsim (default 1,2)
 # --preload  start the plain binary with LD_PRELOAD=libxsim.so instead of the xsim-linked one
+# --xsim-reference  compare with xsim on 1 native process instead of plain MPICH (for M too large for
+#            M real processes: checks that every N gives the same data)
 # --build    build directory holding tests/diff/randprog{,_plain} and libxsim (default $XSIM_BUILD_DIR or build)
 # Exit status 0 when every line agrees; otherwise the first differing seed, M, N, both lines and the
 # commands that rerun just that seed (with per-step digests) are printed and the status is 1.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-seeds=1-100 ranks=2,3,5 procs=1,2 max_steps="" preload=0 timeout=600
+seeds=1-100 ranks=2,3,5 procs=1,2 max_steps="" preload=0 timeout=600 xref=0
 build=${XSIM_BUILD_DIR:-$root/build}
 plain="" xsim="" lib=""
 MPIEXEC=${MPIEXEC:-mpiexec.hydra}
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; shift 2 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
     --procs) procs=$2; shift 2 ;;
     --max-steps) max_steps=$2; shift 2 ;;
     --preload) preload=1; shift ;;
+    --xsim-reference) xref=1; shift ;;
     --build) build=$2; shift 2 ;;
     --plain) plain=$2; shift 2 ;;
     --xsim) xsim=$2; shift 2 ;;
@@ -76,7 +79,15 @@ IFS=, read -ra mlist <<< "$ranks"
 IFS=, read -ra nlist <<< "$procs"
 for m in "${mlist[@]}"; do
   cur_m=$m cur_n=""
-  if ! run "plain-M$m" "$MPIEXEC" -np "$m" "$plain" "${args[@]}"; then status=1; continue; fi
+  if [ $xref -eq 1 ]; then
+    ref_label="xsim, N=1:"
+    ref="xsim-M$m-N1-reference"
+    run "$ref" "$MPIEXEC" -np 1 "$xsim" "${args[@]}" -xsim-np "$m" -xsim-cpu none -xsim-report off || { status=1; continue; }
+  else
+    ref_label="plain MPICH:"
+    ref="plain-M$m"
+    run "$ref" "$MPIEXEC" -np "$m" "$plain" "${args[@]}" || { status=1; continue; }
+  fi
   for n in "${nlist[@]}"; do
     cur_n=$n
     name="xsim-M$m-N$n"
@@ -85,23 +96,24 @@ for m in "${mlist[@]}"; do
     else
       run "$name" "$MPIEXEC" -np "$n" "$xsim" "${args[@]}" -xsim-np "$m" -xsim-cpu none -xsim-report off || { status=1; continue; }
     fi
-    line=$(cmp "$tmp/plain-M$m.out" "$tmp/$name.out" 2>/dev/null | head -1)
-    if [ -n "$line" ] || ! cmp -s "$tmp/plain-M$m.out" "$tmp/$name.out"; then
-      ln=$(diff <(cat "$tmp/plain-M$m.out") <(cat "$tmp/$name.out") | grep -m1 -oE '^[0-9]+' )
-      a=$(sed -n "${ln}p" "$tmp/plain-M$m.out"); b=$(sed -n "${ln}p" "$tmp/$name.out")
+    if ! cmp -s "$tmp/$ref.out" "$tmp/$name.out"; then
+      ln=$(diff "$tmp/$ref.out" "$tmp/$name.out" | grep -m1 -oE '^[0-9]+')
+      a=$(sed -n "${ln}p" "$tmp/$ref.out"); b=$(sed -n "${ln}p" "$tmp/$name.out")
       s=$(echo "$a" | awk '{print $2}')
       echo "DIFFER: seed $s, M=$m virtual ranks, N=$n native processes"
-      echo "  plain MPICH: $a"
-      echo "  xsim:        $b"
-      echo "  rerun just this seed:  $0 --seeds $s-$s --ranks $m --procs $n"
+      echo "  $ref_label $a"
+      echo "  xsim, N=$n:  $b"
+      echo "  rerun just this seed:  $0 --seeds $s-$s --ranks $m --procs $n$([ $xref -eq 1 ] && echo ' --xsim-reference')"
       echo "  digests after every step:"
-      echo "    $MPIEXEC -np $m $plain --seed $s --trace"
+      if [ $xref -eq 1 ]; then echo "    $MPIEXEC -np 1 $xsim --seed $s --trace -xsim-np $m -xsim-cpu none"
+      else echo "    $MPIEXEC -np $m $plain --seed $s --trace"; fi
       echo "    $MPIEXEC -np $n $xsim --seed $s --trace -xsim-np $m -xsim-cpu none"
       status=1
     fi
   done
 done
 if [ $status -eq 0 ]; then
-  echo "same digests under plain MPICH and xsim: seeds $seeds, M in {$ranks}, N in {$procs}"
+  if [ $xref -eq 1 ]; then echo "same digests under xsim for N=1 and N in {$procs}: seeds $seeds, M in {$ranks}"
+  else echo "same digests under plain MPICH and xsim: seeds $seeds, M in {$ranks}, N in {$procs}"; fi
 fi
 exit $status
