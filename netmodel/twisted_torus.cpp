@@ -345,11 +345,49 @@ class TwistedTorus final : public Network {
   // crossing counts: those of the wrapped dimensions whose target comes earlier ("back" dimensions) are
   // chosen first, the others dimension by dimension, nearest first, while they can still win.
   int ordered_hops(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+    if (nd_ == 2 && kind_[0] == Kind::forward && kind_[1] == Kind::back) return ordered_hops_2d(a, b, best);
     Search st{a, b, {}, {}, best};
     st.rest.fill(0);
     guess_back(st, nback_ - 1, 0);
     return st.best;
   }
+  // The same search written out for the common 2-D case (both wraps twisted): dimension 1's crossing
+  // count c1 first (it moves dimension 0's goal), then dimension 0's walks nearest first.
+  int ordered_hops_2d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+    const int m0 = m_[0], m1 = m_[1], j0 = jmod_[0], j1 = jmod_[1];
+    const int a0 = a[0], a1 = a[1], b0 = b[0], b1 = b[1];
+    for (int k = 0;; ++k) {
+      const int up = k == 0 ? 0 : (k - 1) * m1 + b1 + 1, down = k == 0 ? 0 : (k - 1) * m1 + m1 - b1;
+      if ((up < down ? up : down) >= best) break;
+      for (int sign = (k == 0 ? 1 : -1); sign <= 1; sign += 2) {
+        const int least = sign > 0 ? up : down;
+        if (least >= best) continue;
+        const int c1 = sign * k;
+        int q0 = b0 - shift_of(c1, j1, m0);
+        if (q0 < 0) q0 += m0;
+        const int r = a0 <= q0 ? q0 - a0 : q0 - a0 + m0, carry = a0 + r >= m0 ? 1 : 0;
+        for (int kup = 0, kdown = -1;;) {  // s0 = r + k0*m0, nearest first
+          const int s_up = r + kup * m0, s_down = r + kdown * m0;
+          int k0, len;
+          if (s_up <= -s_down) {
+            k0 = kup++;
+            len = s_up;
+          } else {
+            k0 = kdown--;
+            len = -s_down;
+          }
+          if (len + least >= best) break;
+          int y1 = a1 + shift_of(k0 + carry, j0, m1);
+          if (y1 >= m1) y1 -= m1;
+          const int s1 = b1 - y1 + c1 * m1;
+          const int total = len + (s1 < 0 ? -s1 : s1);
+          if (total < best) best = total;
+        }
+      }
+    }
+    return best;
+  }
+
   struct Search {
     std::array<int, kMaxDims> y, q;  // current coordinates; walk goals (destination minus later shifts)
     std::array<int, kMaxDims> c;     // chosen crossing counts of the back dimensions
