@@ -276,6 +276,46 @@ size_t grid_dims(const NetworkLevel& lv) {
   return 1;
 }
 
+std::vector<int32_t> parse_placement(std::istream& in, const std::string& name, int64_t ranks, int64_t cores) {
+  std::vector<int32_t> out;
+  std::vector<int64_t> line_of_core(static_cast<size_t>(cores), 0);
+  std::string line;
+  int64_t lineno = 0;
+  out.reserve(static_cast<size_t>(ranks));
+  while (std::getline(in, line)) {
+    ++lineno;
+    std::string_view v = line;
+    v = v.substr(0, v.find('#'));
+    while (!v.empty() && std::strchr(" \t\r", v.front())) v.remove_prefix(1);
+    while (!v.empty() && std::strchr(" \t\r", v.back())) v.remove_suffix(1);
+    if (v.empty()) continue;
+    const std::string at = name + ":" + std::to_string(lineno) + ": ";
+    int64_t core = -1;
+    bool digits = std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!digits || v.size() > 12)
+      throw ConfigError(at + "\"" + std::string(v) + "\" is not a core index; give one integer per line (the core of "
+                        "rank " + std::to_string(out.size()) + ")");
+    core = std::stoll(std::string(v));
+    if (static_cast<int64_t>(out.size()) >= ranks)
+      throw ConfigError(at + "more core indices than virtual ranks (" + std::to_string(ranks) +
+                        "); the file needs exactly one line per rank 0.." + std::to_string(ranks - 1));
+    if (core >= cores)
+      throw ConfigError(at + "core " + std::to_string(core) + " is out of range: the network has " +
+                        std::to_string(cores) + " cores (0.." + std::to_string(cores - 1) + ")");
+    int64_t& first = line_of_core[static_cast<size_t>(core)];
+    if (first != 0)
+      throw ConfigError(at + "core " + std::to_string(core) + " is given twice (first on line " +
+                        std::to_string(first) + "); every rank needs a core of its own");
+    first = lineno;
+    out.push_back(static_cast<int32_t>(core));
+  }
+  if (static_cast<int64_t>(out.size()) != ranks)
+    throw ConfigError(name + ": " + std::to_string(out.size()) + " core indices for " +
+                      std::to_string(ranks) + " virtual ranks; the file needs exactly one line per rank 0.." +
+                      std::to_string(ranks - 1));
+  return out;
+}
+
 BuiltNetwork build_network(const NetworkSpec& spec, int64_t np) {
   BuiltNetwork b;
   int64_t total = 0;
@@ -319,41 +359,7 @@ BuiltNetwork build_network(const NetworkSpec& spec, int64_t np) {
   if (path.empty()) throw ConfigError("placement \"file\" needs a placement file (one core index per line)");
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot read placement file \"" + path + "\": " + std::strerror(errno));
-  std::vector<int64_t> line_of_core(static_cast<size_t>(total), 0);
-  std::string line;
-  int64_t lineno = 0;
-  b.core_of_rank.reserve(static_cast<size_t>(ranks));
-  while (std::getline(in, line)) {
-    ++lineno;
-    std::string_view v = line;
-    v = v.substr(0, v.find('#'));
-    while (!v.empty() && std::strchr(" \t\r", v.front())) v.remove_prefix(1);
-    while (!v.empty() && std::strchr(" \t\r", v.back())) v.remove_suffix(1);
-    if (v.empty()) continue;
-    const std::string at = path + ":" + std::to_string(lineno) + ": ";
-    int64_t core = -1;
-    bool digits = std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits || v.size() > 12)
-      throw ConfigError(at + "\"" + std::string(v) + "\" is not a core index; give one integer per line (the core of "
-                        "rank " + std::to_string(b.core_of_rank.size()) + ")");
-    core = std::stoll(std::string(v));
-    if (static_cast<int64_t>(b.core_of_rank.size()) >= ranks)
-      throw ConfigError(at + "more core indices than virtual ranks (" + std::to_string(ranks) +
-                        "); the file needs exactly one line per rank 0.." + std::to_string(ranks - 1));
-    if (core >= total)
-      throw ConfigError(at + "core " + std::to_string(core) + " is out of range: the network has " +
-                        std::to_string(total) + " cores (0.." + std::to_string(total - 1) + ")");
-    int64_t& first = line_of_core[static_cast<size_t>(core)];
-    if (first != 0)
-      throw ConfigError(at + "core " + std::to_string(core) + " is given twice (first on line " +
-                        std::to_string(first) + "); every rank needs a core of its own");
-    first = lineno;
-    b.core_of_rank.push_back(static_cast<int32_t>(core));
-  }
-  if (static_cast<int64_t>(b.core_of_rank.size()) != ranks)
-    throw ConfigError(path + ": " + std::to_string(b.core_of_rank.size()) + " core indices for " +
-                      std::to_string(ranks) + " virtual ranks; the file needs exactly one line per rank 0.." +
-                      std::to_string(ranks - 1));
+  b.core_of_rank = parse_placement(in, path, ranks, total);
   return b;
 }
 

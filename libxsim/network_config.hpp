@@ -3,7 +3,9 @@
 // Layer: libxsim config. Pure C++: no MPI, no fibers, no TOML.
 #pragma once
 #include <cstdint>
+#include <istream>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "options.hpp"
@@ -38,6 +40,12 @@ size_t grid_dims(const NetworkLevel& lv);
 // has fewer cores than np (saying what would fit), or when the placement file is unreadable or wrong
 // (file:line).
 BuiltNetwork build_network(const NetworkSpec& spec, int64_t np);
+
+// Reads a placement file (one core index per line for ranks 0..ranks-1; '#' comments and blank lines are
+// skipped) for a network of `cores` cores; `name` stands for the file in messages (name:line). Throws
+// ConfigError when a line is not a core index, a core is out of range or given twice, or the count is not
+// `ranks`. (The fuzz target tests/fuzz/fuzz_placement.cpp calls it.)
+std::vector<int32_t> parse_placement(std::istream& in, const std::string& name, int64_t ranks, int64_t cores);
 
 // The spec with derived sizes filled in, and its total core count; the same checks as build_network
 // except the placement. Cheap (builds no network).

@@ -97,6 +97,45 @@ std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
   throw ConfigError(where.empty() ? what : where + ": " + what);
 }
 
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d & 0xC0) != 0x80) return false;
+      cp = cp << 6 | (d & 0x3F);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += n;
+  }
+  return true;
+}
+
+// A TOML basic string holding `s` (valid UTF-8): quotes, backslashes and control characters escaped.
+std::string toml_string(std::string_view s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04X", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
 template <size_t N>
 std::string join(const char* const (&items)[N], const char* sep = ", ") {
   std::string s;
@@ -774,8 +813,9 @@ class TomlLoader {
  public:
   TomlLoader(std::string path, Options& o, Origins& org) : path_(std::move(path)), o_(o), org_(org) {}
 
-  void load() {
-    std::string text = read_whole_file(path_);
+  void load() { load_text(read_whole_file(path_)); }
+
+  void load_text(const std::string& text) {
     toml::table root;
     try {
       root = toml::parse(text, path_);
@@ -1252,6 +1292,8 @@ std::vector<Setting> take_environment(char** envp) {
 
 void apply(Options& o, Origins& org, const Setting& s) {
   const std::string& w = s.where;
+  // Values end up in TOML (-xsim-print-config) and JSON files, which are UTF-8.
+  if (!valid_utf8(s.value)) fail(w, "the value is not valid UTF-8 text; give it in UTF-8 (or ASCII)");
   switch (s.def->id) {
     case Opt::np: o.np = to_np(s.value, w); org.np = w; break;
     case Opt::mn: {
@@ -1412,6 +1454,11 @@ std::string format_network_inline(const NetworkSpec& spec, bool with_links) {
   return s;
 }
 
+void load_config_text(Options& o, const std::string& text, const std::string& name) {
+  Origins org;
+  TomlLoader(name, o, org).load_text(text);
+}
+
 Options parse_options(int& argc, char** argv, char** envp) {
   std::vector<Setting> cmd = take_command_line(argc, argv);
   std::vector<Setting> env = take_environment(envp);
@@ -1510,11 +1557,11 @@ std::string help_text() {
 }
 
 std::string to_toml(const Options& o) {
-  auto str = [](const std::string& v) { return quoted(v); };
+  auto str = [](const std::string& v) { return toml_string(v); };
   std::string s = "# xsim effective configuration; read it back with -xsim-config FILE\n";
   if (!o.config_file.empty()) {
-    std::string f = o.config_file;
-    std::replace(f.begin(), f.end(), '\n', ' ');
+    std::string f = o.config_file;  // a comment: no control characters
+    std::replace_if(f.begin(), f.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }, ' ');
     s += "# (built on config file " + f + ")\n";
   }
   s += "\n[simulation]\n";

@@ -147,6 +147,11 @@ struct Options {
 // in place and updating argc. `envp` supplies the XSIM_* twins. Throws ConfigError on any bad input.
 Options parse_options(int& argc, char** argv, char** envp);
 
+// Applies the TOML text of a configuration file over `o`, as parse_options does with -xsim-config before
+// the environment and the command line; `name` stands for the file in messages (name:line:column).
+// Throws ConfigError on any bad input. (The fuzz target tests/fuzz/fuzz_toml.cpp calls it.)
+void load_config_text(Options& o, const std::string& text, const std::string& name);
+
 // Multi-line description of every option with its environment twin and default (for -xsim-help).
 std::string help_text();
 // Effective configuration as TOML that parse_options would accept back (for -xsim-print-config).

@@ -830,5 +830,21 @@ TEST(Options, IoStorageModel) {
     EXPECT_HAS(h, s);
 }
 
+// Found by fuzz_options: -xsim-print-config must read back whatever the paths hold, and option values that
+// are not UTF-8 (TOML and JSON cannot hold them) are refused by name.
+TEST(Options, PrintedStringsAreEscaped) {
+  Options o = parse({"app", "-xsim-trace", "out\"quote\\back", "-xsim-stats", "tab\there"});
+  std::string printed = to_toml(o);
+  EXPECT_HAS(printed, "trace = \"out\\\"quote\\\\back\"");
+  EXPECT_HAS(printed, "stats = \"tab\\u0009here\"");
+  Options again;
+  load_config_text(again, printed, "printed.toml");
+  EXPECT_EQ(again.trace, o.trace);
+  EXPECT_EQ(again.stats, o.stats);
+  EXPECT_HAS(error_of({"app", "-xsim-stats", "st\xf0-x"}), "-xsim-stats: the value is not valid UTF-8");
+  EXPECT_HAS(error_of({"app", "-xsim-trace", "\xc0\xafx"}), "not valid UTF-8");  // overlong '/'
+  EXPECT_EQ(parse({"app", "-xsim-trace", "r\xc3\xa9sultat"}).trace, "r\xc3\xa9sultat");
+}
+
 }  // namespace
 }  // namespace xsim
