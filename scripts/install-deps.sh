@@ -6,6 +6,7 @@ pkgs=(mpich libmpich-dev libboost-context-dev libunwind-dev libtomlplusplus-dev
       libgtest-dev cmake g++ gfortran make pkg-config python3 binutils
       libotf2-trace-dev otf2-tools python3-matplotlib)  # traces (OTF2, otf2-print) and tools/xsim-plot
 pkgs+=(libopenmpi-dev openmpi-bin)  # Open MPI: fortran/gen_bindings.py reads its mpi.h; test fortran_bindings_openmpi
+pkgs+=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh (gcc's libasan/libubsan come with g++)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -37,6 +37,14 @@ RankExtra& rank_extra() {
   return *r.extra;
 }
 
+// Declared where it is called (engine.cpp): frees a rank's RankExtra and its MPI_COMM_SELF at teardown.
+void rank_extra_free(Rank& r) {
+  if (!r.extra) return;
+  delete r.extra->self;  // a rank's MPI_COMM_SELF is its own, never registered nor released
+  delete r.extra;
+  r.extra = nullptr;
+}
+
 int32_t Group::rank_of_world(int32_t w) const {
   if (identity) return w < size ? w : -1;
   for (size_t i = 0; i < members.size(); ++i)

@@ -29,6 +29,8 @@ Engine* g_engine = nullptr;
 
 // Defined by the API layer: a communicator's name for reports ("MPI_COMM_WORLD", "comm 0x84000002").
 std::string describe_comm(MPI_Comm c);
+// Defined in comm.cpp: frees a rank's RankExtra (its MPI_COMM_SELF, error handlers) at teardown.
+void rank_extra_free(Rank& r);
 
 constexpr int kDeadlockExitCode = 3;
 
@@ -161,6 +163,7 @@ Engine::~Engine() {
     for (Message* m : r.arrivals) Message::destroy(m);
     for (Message* m : r.unexpected) Message::destroy(m);
     if (r.fiber) forget(std::move(r.fiber));  // never unwind application stacks at teardown
+    rank_extra_free(r);
   }
 }
 
@@ -238,12 +241,20 @@ void Engine::resume(Rank& r) {
   if (priv_) priv_->enter(static_cast<size_t>(r.index));  // the rank's own globals
   current_ = &r;
   ++switches_;
+#if XSIM_ASAN
+  if (r.state == RankState::NotStarted) {
+    const size_t i = static_cast<size_t>(r.index);
+    set_stack(r.stack, static_cast<char*>(stacks_->top(i)) - stacks_->usable_size(), stacks_->usable_size());
+  }
+  switch_leave(&scheduler_stack_, &r.running_stack());
+#endif
   if (r.state == RankState::NotStarted) {
     start_fiber(r);
   } else {
     r.state = RankState::Running;
     r.fiber = std::move(r.fiber).resume();
   }
+  switch_arrive(scheduler_stack_);
   current_ = nullptr;
   check_canary(r);
   if (r.state == RankState::Done) {
@@ -255,7 +266,14 @@ void Engine::resume(Rank& r) {
 
 void Engine::switch_to_scheduler() {
   int saved_errno = errno;  // errno belongs to the native thread: each rank keeps its own across switches
+#if XSIM_ASAN
+  FiberStack& here = current_->running_stack();
+  switch_leave(&here, &scheduler_stack_);
   scheduler_ = std::move(scheduler_).resume();
+  switch_arrive(here);
+#else
+  scheduler_ = std::move(scheduler_).resume();
+#endif
   errno = saved_errno;
 }
 
@@ -265,6 +283,7 @@ void Engine::start_fiber(Rank& r) {
   r.fiber = boost::context::fiber(
       std::allocator_arg, PoolStack{stacks_.get(), static_cast<size_t>(r.index)},
       [this, &r](boost::context::fiber&& sched) {
+        switch_first(&scheduler_stack_);
         scheduler_ = std::move(sched);
         // Each rank gets its own argv, on its own stack.
         size_t total = 0;
@@ -288,6 +307,7 @@ void Engine::start_fiber(Rank& r) {
           abort_simulation(1, "rank " + std::to_string(r.world) + ": uncaught exception");
         }
         finish_rank(r, code);
+        switch_leave(nullptr, &scheduler_stack_);  // this fiber ends
         return std::move(scheduler_);
       });
   r.fiber = std::move(r.fiber).resume();

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fiber_switch.hpp"
 #include "run_queue.hpp"
 #include "small_vec.hpp"
 #include "stack_pool.hpp"
@@ -144,6 +145,11 @@ struct Rank {
   int exit_code = 0;
   SimTime finish_time;
   RankExtra* extra = nullptr;
+  [[no_unique_address]] FiberStack stack;  // the rank's own stack as ASan sees it (empty without ASan)
+#if XSIM_ASAN
+  FiberStack* on = nullptr;           // the stack the rank runs on: a nonblocking collective's, or null: its own
+  FiberStack& running_stack() { return on ? *on : stack; }
+#endif
 };
 
 class Engine {
@@ -342,6 +348,7 @@ class Engine {
   RunQueue queue_;                          // runnable ranks and blocked ranks with a pending arrival
   Rank* current_ = nullptr;
   boost::context::fiber scheduler_;
+  [[no_unique_address]] FiberStack scheduler_stack_;  // learned when the first rank starts (ASan only)
   SimTime window_end_ = SimTime::infinity();
   SimTime lookahead_ = SimTime::infinity();
   SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "api_support.hpp"
+#include "fiber_switch.hpp"
 #include "coll/collectives.hpp"
 #include "native/datatype.hpp"
 
@@ -31,6 +32,9 @@ namespace {
 class NbcStacks {
  public:
   static constexpr size_t kSize = 256 * 1024;
+  ~NbcStacks() {
+    for (void* base : free_) std::free(base);
+  }
   ctx::stack_context allocate() {
     void* base;
     if (!free_.empty()) {
@@ -45,7 +49,11 @@ class NbcStacks {
     sc.sp = static_cast<char*>(base) + kSize;
     return sc;
   }
-  void deallocate(ctx::stack_context& sc) { free_.push_back(static_cast<char*>(sc.sp) - kSize); }
+  void deallocate(ctx::stack_context& sc) {
+    char* base = static_cast<char*>(sc.sp) - kSize;
+    asan_unpoison(base, kSize);  // the next collective's frames start clean
+    free_.push_back(base);
+  }
 
  private:
   std::vector<void*> free_;
@@ -53,7 +61,12 @@ class NbcStacks {
 NbcStacks g_stacks;
 
 struct StackRef {  // the StackAllocator the fiber constructor takes, over the shared pool
-  ctx::stack_context allocate() { return g_stacks.allocate(); }
+  FiberStack* seen;  // where ASan learns the stack's bounds
+  ctx::stack_context allocate() {
+    ctx::stack_context sc = g_stacks.allocate();
+    set_stack(*seen, static_cast<char*>(sc.sp) - sc.size, sc.size);
+    return sc;
+  }
   void deallocate(ctx::stack_context& sc) { g_stacks.deallocate(sc); }
 };
 
@@ -69,6 +82,8 @@ struct Nbc {
   std::vector<int> waiting;         // requests the algorithm waits for
   int error = MPI_SUCCESS;
   bool finished = false;
+  [[no_unique_address]] FiberStack stack;   // the algorithm's stack, as ASan sees it
+  FiberStack* owner_stack = nullptr;        // the stack that resumed it (set under ASan only)
 };
 
 // Active collectives of each local rank, in the order they were started.
@@ -108,7 +123,11 @@ class NbcTransport final : public coll::Transport {
   }
   void waitall(int count, const int* ids) override {
     n_.waiting.assign(ids, ids + count);
-    while (!all_complete()) n_.owner = std::move(n_.owner).resume();
+    while (!all_complete()) {
+      switch_leave(&n_.stack, n_.owner_stack);
+      n_.owner = std::move(n_.owner).resume();
+      switch_arrive(n_.stack);
+    }
     n_.waiting.clear();
     for (int i = 0; i < count; ++i) {
       int err = g_engine->request(ids[i]).st_error;
@@ -133,7 +152,20 @@ bool ready(const Nbc& n) {
 }
 
 // Runs the collective's fiber until it suspends or finishes.
-void step(Nbc& n) { n.fiber = std::move(n.fiber).resume(); }
+void step(Nbc& n) {
+#if XSIM_ASAN
+  Rank& r = g_engine->current();
+  FiberStack* from = &r.running_stack();
+  n.owner_stack = from;
+  switch_leave(from, &n.stack);
+  r.on = &n.stack;  // a switch to the scheduler from inside the algorithm leaves from this stack
+  n.fiber = std::move(n.fiber).resume();
+  r.on = from == &r.stack ? nullptr : from;
+  switch_arrive(*from);
+#else
+  n.fiber = std::move(n.fiber).resume();
+#endif
+}
 
 void complete(Rank& r, Nbc& n) {
   Request& q = g_engine->request(n.request);
@@ -181,7 +213,8 @@ MPI_Request start_nbc(Comm& c, const char* call, std::function<void(coll::Transp
   Request& q = e.request(n.request);
   q.comm = c.handle;
   q.state = &n;
-  n.fiber = ctx::fiber(std::allocator_arg, StackRef{}, [&n](ctx::fiber&& owner) {
+  n.fiber = ctx::fiber(std::allocator_arg, StackRef{&n.stack}, [&n](ctx::fiber&& owner) {
+    switch_first(nullptr);
     n.owner = std::move(owner);
     NbcTransport t(n);
     try {
@@ -192,6 +225,7 @@ MPI_Request start_nbc(Comm& c, const char* call, std::function<void(coll::Transp
       n.error = err.code;
     }
     n.finished = true;
+    switch_leave(nullptr, n.owner_stack);  // this fiber ends
     return std::move(n.owner);
   });
   ++r.pending_progress;

@@ -21,6 +21,7 @@
 #include <stdexcept>
 
 #include "engine.hpp"
+#include "fiber_switch.hpp"
 
 namespace xsim::privatize {
 
@@ -149,9 +150,29 @@ bool refused_library(const std::string& file) {
   return false;
 }
 
+// --- copies of the program's data -----------------------------------------------------------------------
+
+// Copies bytes of a privatized region (or into it). Under AddressSanitizer the executable's globals are
+// separated by poisoned redzones, which belong to the image like the globals themselves: the copy must not
+// check them (ASan's memcpy would report a global-buffer-overflow). The shadow needs no change, since
+// every rank's image has the same layout as the process image.
+#if XSIM_ASAN
+[[gnu::no_sanitize_address]] void copy_image(void* dst, const void* src, size_t n) {
+#if defined(__x86_64__)
+  asm volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");  // no call to the checked memcpy
+#else
+  auto d = static_cast<volatile char*>(dst);
+  auto s = static_cast<const volatile char*>(src);
+  for (size_t i = 0; i < n; ++i) d[i] = s[i];
+#endif
+}
+#else
+inline void copy_image(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }
+#endif
+
 // --- page snapshots for mapped regions -----------------------------------------------------------------
 
-bool all_zero(const char* p, size_t n) {
+[[gnu::no_sanitize_address]] bool all_zero(const char* p, size_t n) {
   for (size_t i = 0; i < n; i += sizeof(uint64_t)) {
     uint64_t v;
     std::memcpy(&v, p + i, sizeof v);
@@ -285,13 +306,15 @@ Privatizer::Privatizer(std::vector<RegionSpec> specs, size_t ranks, bool force_c
       r.base = spec.addr;
       r.len = spec.len;
       r.stride = (spec.len + 63) & ~size_t{63};
-      r.initial.assign(spec.addr, spec.addr + spec.len);
+      r.initial.resize(spec.len);
+      copy_image(r.initial.data(), spec.addr, spec.len);
       void* p = mmap(nullptr, r.stride * slots, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                      -1, 0);
       if (p == MAP_FAILED)
         throw std::runtime_error(sys_error("privatization: cannot reserve " + std::to_string(r.stride * slots) +
                                            " bytes for the ranks' images"));
       r.slots = static_cast<char*>(p);
+      lsan_root_region(p, r.stride * slots);  // the other ranks' globals point to their heap blocks
       // Every switch touches two images of thousands: on huge pages they cost no TLB misses.
       if (r.stride * slots >= (2u << 20)) madvise(p, r.stride * slots, MADV_HUGEPAGE);
     } else {
@@ -300,12 +323,22 @@ Privatizer::Privatizer(std::vector<RegionSpec> specs, size_t ranks, bool force_c
       r.stride = r.len;
       // The initial image: its non-zero pages (the others read as zero in a fresh memfd slice).
       r.pages = nonzero_pages(spec);
-      for (uint32_t i : r.pages) r.page_data.insert(r.page_data.end(), r.base + i * kPage, r.base + (i + 1) * kPage);
+      r.page_data.resize(r.pages.size() * kPage);
+      for (size_t k = 0; k < r.pages.size(); ++k)
+        copy_image(r.page_data.data() + k * kPage, r.base + r.pages[k] * kPage, kPage);
       r.fd = memfd_create("xsim-privatized", MFD_CLOEXEC);
       if (r.fd < 0) throw std::runtime_error(sys_error("privatization: memfd_create"));
       if (ftruncate(r.fd, static_cast<off_t>(r.stride * slots)) != 0)
         throw std::runtime_error(sys_error("privatization: cannot size the images' memfd to " +
                                            std::to_string(r.stride * slots) + " bytes"));
+#if XSIM_ASAN
+      // LeakSanitizer scans only the image mapped now: show it every rank's, read-only.
+      void* view = mmap(nullptr, r.stride * slots, PROT_READ, MAP_SHARED, r.fd, 0);
+      if (view != MAP_FAILED) {
+        r.lsan_view = static_cast<char*>(view);
+        lsan_root_region(view, r.stride * slots);
+      }
+#endif
     }
     regions_.push_back(std::move(r));
   }
@@ -323,7 +356,14 @@ Privatizer::~Privatizer() {
   if (g_active == this) g_active = nullptr;
   enter_process();
   for (Region& r : regions_) {
-    if (r.slots) munmap(r.slots, r.stride * (ranks_ + 1));
+    if (r.slots) {
+      lsan_forget_root_region(r.slots, r.stride * (ranks_ + 1));
+      munmap(r.slots, r.stride * (ranks_ + 1));
+    }
+    if (r.lsan_view) {
+      lsan_forget_root_region(r.lsan_view, r.stride * (ranks_ + 1));
+      munmap(r.lsan_view, r.stride * (ranks_ + 1));
+    }
     if (r.fd >= 0) {
       // The process slice stays mapped (and alive); the ranks' slices go back to the system.
       fallocate(r.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, static_cast<off_t>(ranks_ * r.stride));
@@ -343,8 +383,8 @@ void Privatizer::swap(size_t s) {
   const bool fresh = !has_image_[s];
   for (Region& r : regions_) {
     if (r.method == Method::copy) {
-      std::memcpy(r.slots + from * r.stride, r.base, r.len);
-      std::memcpy(r.base, fresh ? r.initial.data() : r.slots + s * r.stride, r.len);
+      copy_image(r.slots + from * r.stride, r.base, r.len);
+      copy_image(r.base, fresh ? r.initial.data() : r.slots + s * r.stride, r.len);
     } else {
       if (fresh) load_initial(r, s);
       if (mmap(r.base, r.len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r.fd,

@@ -43,6 +43,7 @@ struct Region {
   std::vector<char> initial;        // copy: the initial image, len bytes
   std::vector<uint32_t> pages;      // map: non-zero pages of the initial image (page index from base)
   std::vector<char> page_data;      // map: their contents, one page each
+  char* lsan_view = nullptr;        // map, ASan builds: all images mapped read-only for LeakSanitizer
   char* slots = nullptr;            // copy: saved images, one per slot, committed on first use
   int fd = -1;                      // map: memfd holding one slice per slot
 };

@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "fiber_switch.hpp"
+
 namespace xsim {
 
 namespace {
@@ -58,6 +60,7 @@ StackPool::StackPool(size_t count, size_t stack_size) : count_(count) {
   }
   base_ = static_cast<char*>(p);
   origin_ = base_ + offset;
+  lsan_root_region(base_, bytes_);  // suspended ranks keep pointers to heap blocks on their stacks
   for (size_t i = 0; i < count; ++i) {
     if (guard_ && mprotect(origin_ + i * slot_, guard_, PROT_NONE) != 0) {
       throw std::runtime_error(std::string("cannot protect a stack guard page (") + std::strerror(errno) +
@@ -68,7 +71,9 @@ StackPool::StackPool(size_t count, size_t stack_size) : count_(count) {
 }
 
 StackPool::~StackPool() {
-  if (base_) munmap(base_, bytes_);
+  if (!base_) return;
+  lsan_forget_root_region(base_, bytes_);
+  munmap(base_, bytes_);
 }
 
 void StackPool::write_canary(size_t i) {
@@ -85,6 +90,7 @@ void StackPool::release(size_t i) {
   lo = (lo + page_ - 1) / page_ * page_;
   hi = hi / page_ * page_;
   if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+  asan_unpoison(origin_ + i * slot_ + guard_, usable_size());  // frames of a rank that ended through exit()
 }
 
 long StackPool::slot_of(const void* addr) const {
