@@ -75,10 +75,14 @@ class Network {
   static SimTime transfer_time(uint64_t bytes, uint64_t bps) {
     unsigned __int128 bits_ps = static_cast<unsigned __int128>(bytes) * 8u * 1'000'000'000'000ull;
     unsigned __int128 ps = (bits_ps + bps - 1) / bps;
-    if (ps >= static_cast<unsigned __int128>(INT64_MAX))
-      throw std::overflow_error("virtual time overflow: a message of " + std::to_string(bytes) + " bytes over " +
-                                std::to_string(bps) + " bit/s takes longer than the virtual clock's range (106 days)");
+    if (ps >= static_cast<unsigned __int128>(INT64_MAX)) [[unlikely]]
+      transfer_overflow(bytes, bps);
     return SimTime::from_ps(static_cast<int64_t>(ps));
+  }
+  // Out of line, so that transfer_time stays small enough to be inlined into every message's cost.
+  [[noreturn, gnu::cold, gnu::noinline]] static void transfer_overflow(uint64_t bytes, uint64_t bps) {
+    throw std::overflow_error("virtual time overflow: a message of " + std::to_string(bytes) + " bytes over " +
+                              std::to_string(bps) + " bit/s takes longer than the virtual clock's range (106 days)");
   }
 
  private:
