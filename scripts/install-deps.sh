@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs xsim's build and test dependencies from Debian packages. Idempotent:
+# Installs xsim's build and test dependencies from Debian packages (both native MPIs: MPICH and Open MPI;
+# installing libopenmpi-dev makes Debian's plain mpicc/mpi.h Open MPI's, xsim names each MPI's wrappers). Idempotent:
 # does nothing (and needs no network) when every package is already present.
 set -euo pipefail
-pkgs=(mpich libmpich-dev libboost-context-dev libunwind-dev libtomlplusplus-dev
+pkgs=(mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-context-dev libunwind-dev libtomlplusplus-dev
       libgtest-dev cmake g++ gfortran make pkg-config python3 binutils
       libotf2-trace-dev otf2-tools python3-matplotlib)  # traces (OTF2, otf2-print) and tools/xsim-plot
 pkgs+=(libopenmpi-dev openmpi-bin)  # Open MPI: fortran/gen_bindings.py reads its mpi.h; test fortran_bindings_openmpi

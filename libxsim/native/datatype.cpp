@@ -7,6 +7,7 @@
 // through the native pack engine on MPI_COMM_SELF (large-count variants: a message above 2 GiB packs).
 #include "native/datatype.hpp"
 
+#include <climits>
 #include "native/flatten.hpp"
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include <cstring>
 #include <new>
 #include <vector>
+
+#include "native/abi.hpp"
 
 namespace xsim::native {
 namespace {
@@ -40,8 +43,15 @@ class NonNullBase {
   NonNullBase(const void* buf, MPI_Count count, MPI_Datatype t) : buf_(buf), count_(count), type_(t) {
     if (buf != nullptr) return;
     static const char anchor = 0;  // only its address is used
+#if XSIM_NATIVE_HAS_LARGE_COUNT
     MPI_Count blen = count, disp = -static_cast<MPI_Count>(reinterpret_cast<uintptr_t>(&anchor));
     check(PMPI_Type_create_struct_c(1, &blen, &disp, &t, &type_), "MPI_Type_create_struct_c");
+#else
+    if (count > INT_MAX) throw MpiError(MPI_ERR_COUNT, "more than INT_MAX elements at MPI_BOTTOM");
+    int blen = static_cast<int>(count);
+    MPI_Aint disp = -static_cast<MPI_Aint>(reinterpret_cast<uintptr_t>(&anchor));
+    check(PMPI_Type_create_struct(1, &blen, &disp, &t, &type_), "MPI_Type_create_struct");
+#endif
     int rc = PMPI_Type_commit(&type_);
     if (rc != MPI_SUCCESS) {
       PMPI_Type_free(&type_);
@@ -66,6 +76,57 @@ class NonNullBase {
   MPI_Datatype type_;
   bool owned_ = false;
 };
+
+// MPI_Pack/MPI_Unpack of `count` elements with 64-bit sizes: the large-count calls where the native MPI has
+// them (MPI 4), otherwise int-count calls over pieces of whole elements of at most INT_MAX bytes each (the
+// buffer's addresses advance by the extent as integers: the buffer may be MPI_BOTTOM, i.e. null).
+void pack_native(const void* buf, MPI_Count count, MPI_Datatype t, void* out, MPI_Count outsize, MPI_Count* pos) {
+#if XSIM_NATIVE_HAS_LARGE_COUNT
+  check(PMPI_Pack_c(buf, count, t, out, outsize, pos, MPI_COMM_SELF), "MPI_Pack_c");
+#else
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  check(PMPI_Type_size(t, &size), "MPI_Type_size");
+  check(PMPI_Type_get_extent(t, &lb, &extent), "MPI_Type_get_extent");
+  const MPI_Count step = size > 0 ? std::max<MPI_Count>(1, INT_MAX / size) : count;
+  if (size > 0 && static_cast<MPI_Count>(size) > INT_MAX) throw MpiError(MPI_ERR_COUNT, "a datatype above 2 GiB");
+  for (MPI_Count done = 0; done < count;) {
+    const MPI_Count n = std::min(step, count - done);
+    const auto at = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(buf) +
+                                                  static_cast<uintptr_t>(static_cast<MPI_Aint>(done) * extent));
+    int p = 0;
+    check(PMPI_Pack(at, static_cast<int>(n), t, static_cast<char*>(out) + *pos,
+                    static_cast<int>(std::min<MPI_Count>(outsize - *pos, INT_MAX)), &p, MPI_COMM_SELF),
+          "MPI_Pack");
+    *pos += p;
+    done += n;
+  }
+#endif
+}
+
+void unpack_native(const void* in, MPI_Count insize, MPI_Count* pos, void* buf, MPI_Count count, MPI_Datatype t) {
+#if XSIM_NATIVE_HAS_LARGE_COUNT
+  check(PMPI_Unpack_c(in, insize, pos, buf, count, t, MPI_COMM_SELF), "MPI_Unpack_c");
+#else
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  check(PMPI_Type_size(t, &size), "MPI_Type_size");
+  check(PMPI_Type_get_extent(t, &lb, &extent), "MPI_Type_get_extent");
+  if (size > 0 && static_cast<MPI_Count>(size) > INT_MAX) throw MpiError(MPI_ERR_COUNT, "a datatype above 2 GiB");
+  const MPI_Count step = size > 0 ? std::max<MPI_Count>(1, INT_MAX / size) : count;
+  for (MPI_Count done = 0; done < count;) {
+    const MPI_Count n = std::min(step, count - done);
+    const auto at = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf) +
+                                            static_cast<uintptr_t>(static_cast<MPI_Aint>(done) * extent));
+    int p = 0;
+    check(PMPI_Unpack(static_cast<const char*>(in) + *pos, static_cast<int>(std::min<MPI_Count>(insize - *pos, INT_MAX)),
+                      &p, at, static_cast<int>(n), t, MPI_COMM_SELF),
+          "MPI_Unpack");
+    *pos += p;
+    done += n;
+  }
+#endif
+}
 
 // One element of `t` is `size` bytes at offset 0 with nothing between them and consecutive elements
 // follow each other without gaps (lb == true_lb == 0, extent == true_extent == size).
@@ -106,7 +167,7 @@ struct NamedInfo {
 NamedInfo g_named[256];
 
 const NamedInfo* named_info(MPI_Datatype t) {
-  uint64_t h = static_cast<uint64_t>(static_cast<uintptr_t>(t));
+  uint64_t h = handle_bits(t);
   NamedInfo& slot = g_named[(h ^ (h >> 8) ^ (h >> 16)) & 255];
   if (slot.handle == t && t != MPI_DATATYPE_NULL) return &slot;
   int ni = 0, na = 0, nd = 0, combiner = 0;
@@ -163,7 +224,7 @@ void pack(const void* buf, int count, MPI_Datatype t, void* out) {
   MPI_Count position = 0;
   MPI_Count outsize = static_cast<MPI_Count>(type_size(t)) * count;
   NonNullBase in(buf, count, t);
-  check(PMPI_Pack_c(in.buf(), in.count(), in.type(), out, outsize, &position, MPI_COMM_SELF), "MPI_Pack_c");
+  pack_native(in.buf(), in.count(), in.type(), out, outsize, &position);
 }
 
 void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t) {
@@ -187,9 +248,7 @@ void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t
   MPI_Count position = 0;
   if (whole > 0) {
     NonNullBase out(buf, static_cast<MPI_Count>(whole), t);
-    check(PMPI_Unpack_c(in, static_cast<MPI_Count>(whole * size), &position, out.buf(), out.count(), out.type(),
-                        MPI_COMM_SELF),
-          "MPI_Unpack_c");
+    unpack_native(in, static_cast<MPI_Count>(whole * size), &position, out.buf(), out.count(), out.type());
   }
   if (rest > 0) {
     // A partial trailing element: fill only its first `rest` data bytes, as a receive of a short message
@@ -200,12 +259,10 @@ void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t
     std::vector<char> scratch(size);
     NonNullBase e(elem, 1, t);
     MPI_Count p = 0;
-    check(PMPI_Pack_c(e.buf(), e.count(), e.type(), scratch.data(), static_cast<MPI_Count>(size), &p, MPI_COMM_SELF),
-          "MPI_Pack_c");
+    pack_native(e.buf(), e.count(), e.type(), scratch.data(), static_cast<MPI_Count>(size), &p);
     std::memcpy(scratch.data(), static_cast<const char*>(in) + whole * size, static_cast<size_t>(rest));
     p = 0;
-    check(PMPI_Unpack_c(scratch.data(), static_cast<MPI_Count>(size), &p, e.buf(), e.count(), e.type(), MPI_COMM_SELF),
-          "MPI_Unpack_c");
+    unpack_native(scratch.data(), static_cast<MPI_Count>(size), &p, e.buf(), e.count(), e.type());
   }
 }
 

@@ -22,7 +22,8 @@ void check(int rc, const char* what) {
     throw std::runtime_error(std::string("native ") + what + " failed: " + msg);
   }
 }
-constexpr int kRow = 4;  // bytes for the destination, sender's next event, unfinished ranks, messages sent
+// bytes for the destination, sender's next event, unfinished ranks, messages sent, bytes the sender sends in all
+constexpr int kRow = 5;
 }  // namespace
 
 Exchange::Exchange(int nprocs)
@@ -44,10 +45,12 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, i
     scounts_[static_cast<size_t>(p)] = static_cast<MPI_Count>(n);
     total += n;
   }
+  for (int p = 0; p < nprocs_; ++p) rows_out_[static_cast<size_t>(p) * kRow + 4] = static_cast<int64_t>(total);
   check(PMPI_Alltoall(rows_out_.data(), kRow, MPI_INT64_T, rows_in_.data(), kRow, MPI_INT64_T, MPI_COMM_WORLD),
         "MPI_Alltoall");
   Result r{std::numeric_limits<int64_t>::max(), 0, 0};
   size_t rtotal = 0;
+  bool any_bytes = false;  // anywhere: the payload exchange is collective, every process joins it or none
   for (int p = 0; p < nprocs_; ++p) {
     const int64_t* row = &rows_in_[static_cast<size_t>(p) * kRow];
     rcounts_[static_cast<size_t>(p)] = static_cast<MPI_Count>(row[0]);
@@ -56,8 +59,9 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, i
     if (row[1] < r.next_event_ps) r.next_event_ps = row[1];
     r.unfinished += row[2];
     r.messages += row[3];
+    any_bytes = any_bytes || row[4] > 0;
   }
-  if (total + rtotal > 0) {
+  if (any_bytes) {
     sendbuf_.resize(total);
     for (int p = 0; p < nprocs_; ++p) {
       auto& o = out_[static_cast<size_t>(p)];

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "native/abi.hpp"
 #include "native/datatype.hpp"
 
 namespace xsim::native {
@@ -153,7 +154,10 @@ std::vector<Run> element(MPI_Datatype t, int depth) {
     }
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
-    case MPI_COMBINER_HVECTOR_INTEGER: {
+#if defined(XSIM_NATIVE_MPICH)  // MPI-1 Fortran combiner: MPICH keeps it, Open MPI 4 removed it
+    case MPI_COMBINER_HVECTOR_INTEGER:
+#endif
+    {
       const std::vector<Run> old = element(c.types[0], depth + 1);
       const int64_t ext = extent_of(c.types[0]);
       const int64_t stride = c.combiner == MPI_COMBINER_VECTOR ? int64_t{c.ints[2]} * ext
@@ -164,7 +168,10 @@ std::vector<Run> element(MPI_Datatype t, int depth) {
     }
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
-    case MPI_COMBINER_HINDEXED_INTEGER: {
+#if defined(XSIM_NATIVE_MPICH)  // MPI-1 Fortran combiner: MPICH keeps it, Open MPI 4 removed it
+    case MPI_COMBINER_HINDEXED_INTEGER:
+#endif
+    {
       const std::vector<Run> old = element(c.types[0], depth + 1);
       const int64_t ext = extent_of(c.types[0]);
       const int n = c.ints[0];
@@ -189,7 +196,10 @@ std::vector<Run> element(MPI_Datatype t, int depth) {
       return out;
     }
     case MPI_COMBINER_STRUCT:
-    case MPI_COMBINER_STRUCT_INTEGER: {
+#if defined(XSIM_NATIVE_MPICH)  // MPI-1 Fortran combiner: MPICH keeps it, Open MPI 4 removed it
+    case MPI_COMBINER_STRUCT_INTEGER:
+#endif
+    {
       const int n = c.ints[0];
       for (int i = 0; i < n; ++i) {
         const std::vector<Run> old = element(c.types[static_cast<size_t>(i)], depth + 1);

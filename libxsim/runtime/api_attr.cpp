@@ -25,6 +25,7 @@
 
 #include "api_ext.hpp"
 #include "api_support.hpp"
+#include "handles.hpp"
 
 using namespace xsim;
 
@@ -42,9 +43,10 @@ constexpr uint32_t kKeyvalMask = 0x03ffffffu;
 enum AttrKind : int { kAttrPtr = 0, kAttrAint = 1, kAttrInt = 3 };
 // The callbacks MPICH's Fortran bindings register for a Fortran keyval (MPII_Attr_copy_proxy and
 // MPII_Attr_delete_proxy): they call the Fortran function with Fortran's conventions.
-using CopyProxy = int(MPI_Comm_copy_attr_function* fn, int handle, int keyval, void* extra, int kind, void* value,
-                      void** out, int* flag);
-using DeleteProxy = int(MPI_Comm_delete_attr_function* fn, int handle, int keyval, int kind, void* value,
+// (MPICH only: with Open MPI they stay null.)
+using CopyProxy = int(MPI_Comm_copy_attr_function* fn, MPI_Comm handle, int keyval, void* extra, int kind,
+                      void* value, void** out, int* flag);
+using DeleteProxy = int(MPI_Comm_delete_attr_function* fn, MPI_Comm handle, int keyval, int kind, void* value,
                         void* extra);
 
 struct Keyval {
@@ -74,7 +76,7 @@ struct LocalState {
 std::unordered_map<uint64_t, LocalState> g_local;
 
 uint64_t local_key(MPI_Comm c) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(E().current().world)) << 32) | static_cast<uint32_t>(c);
+  return (static_cast<uint64_t>(static_cast<uint32_t>(E().current().world)) << 32) | handles::comm_number(c);
 }
 LocalState* find_state(MPI_Comm c) {
   auto it = g_local.find(local_key(c));
@@ -82,7 +84,12 @@ LocalState* find_state(MPI_Comm c) {
 }
 LocalState& state(MPI_Comm c) { return g_local[local_key(c)]; }
 
+// The predefined attribute keyvals: MPICH's 0x64400001..., Open MPI's enum from MPI_TAG_UB (0) to IMPI_HOST_COLOR.
+#if defined(XSIM_NATIVE_OPENMPI)
+bool is_builtin_keyval(int kv) { return kv >= MPI_TAG_UB && kv <= IMPI_HOST_COLOR; }
+#else
 bool is_builtin_keyval(int kv) { return (static_cast<uint32_t>(kv) & 0xfc000000u) == 0x64000000u; }
+#endif
 
 Keyval* keyval_entry(int kv) {
   uint32_t u = static_cast<uint32_t>(kv);
@@ -296,8 +303,7 @@ void comm_local_set_info(MPI_Comm c, MPI_Info info) {
     int len = 0, flag = 0;
     PMPI_Info_get_valuelen(info, key, &len, &flag);
     std::vector<char> value(static_cast<size_t>(len) + 1, '\0');
-    int buflen = len + 1;
-    PMPI_Info_get_string(info, key, &buflen, value.data(), &flag);
+    native::info_get_value(info, key, len, value.data(), &flag);
     PMPI_Info_set(s.info, key, value.data());
   }
 }
@@ -421,6 +427,7 @@ XSIM_API int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info) {
   });
 }
 
+#if defined(XSIM_NATIVE_MPICH)
 // ---- MPICH's Fortran bindings ------------------------------------------------------------------------------
 // libmpichfort reaches attributes through these MPICH-internal functions (their MPICH 4 signatures; `kind`
 // is MPIR_Attr_type). Predefined attributes asked with a Fortran keyval (the C keyval + 1) are returned by
@@ -483,4 +490,4 @@ extern "C" __attribute__((visibility("default"))) void MPII_Keyval_set_proxy(int
   k->copy_proxy = copy;
   k->del_proxy = del;
 }
-
+#endif  // XSIM_NATIVE_MPICH

@@ -59,8 +59,7 @@ std::string info_value(MPI_Info info, const char* key) {
   int len = 0, flag = 0;
   if (PMPI_Info_get_valuelen(info, key, &len, &flag) != MPI_SUCCESS || !flag) return "";
   std::vector<char> v(static_cast<size_t>(len) + 1, '\0');
-  int buflen = len + 1;
-  PMPI_Info_get_string(info, key, &buflen, v.data(), &flag);
+  native::info_get_value(info, key, len, v.data(), &flag);
   return v.data();
 }
 
@@ -85,6 +84,7 @@ XSIM_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Inf
     switch (split_type) {
       case MPI_UNDEFINED: color = MPI_UNDEFINED; break;
       case MPI_COMM_TYPE_SHARED: color = static_cast<int>(node(me)); break;
+#if MPI_VERSION >= 4  // MPI-4 split types (Open MPI 4's mpi.h has neither)
       case MPI_COMM_TYPE_HW_GUIDED: {
         // The standard's required value; any other (or none) is "not recognized": MPI_COMM_NULL.
         const std::string v = info_value(info, "mpi_hw_resource_type");
@@ -98,6 +98,7 @@ XSIM_API int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Inf
         else if (spans(c, core)) color = static_cast<int>(core(me));
         else color = MPI_UNDEFINED;
         break;
+#endif
       default:
         fail(MPI_ERR_ARG, "unknown split_type " + std::to_string(split_type) +
                               " (MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, MPI_COMM_TYPE_HW_UNGUIDED or "

@@ -13,14 +13,14 @@
 
 #include "api_ext.hpp"
 #include "api_support.hpp"
+#include "handles.hpp"
 #include "xsim.h"
 
 using namespace xsim;
 
 namespace {
 
-constexpr uint32_t kErrhKind = 0x94000000u;  // looks like an MPICH "direct" error handler handle
-constexpr uint32_t kErrhMask = 0x03ffffffu;
+using handles::Kind;
 
 struct UserErrhandler {
   MPI_Comm_errhandler_function* fn = nullptr;
@@ -30,22 +30,20 @@ std::vector<UserErrhandler> g_errh;  // by handle index; refs == 0: free
 std::vector<uint32_t> g_free_errh;
 
 UserErrhandler* user_entry(MPI_Errhandler e) {
-  uint32_t u = static_cast<uint32_t>(e);
-  if ((u & ~kErrhMask) != kErrhKind) return nullptr;
-  uint32_t i = u & kErrhMask;
-  if (i >= g_errh.size() || g_errh[i].refs <= 0) return nullptr;
+  uint32_t i = 0;
+  if (!handles::decode(Kind::Errhandler, e, &i) || i >= g_errh.size() || g_errh[i].refs <= 0) return nullptr;
   return &g_errh[i];
 }
 
 bool is_predefined(MPI_Errhandler e) {
-  return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || e == MPI_ERRORS_ABORT;
+  return e == MPI_ERRORS_ARE_FATAL || e == MPI_ERRORS_RETURN || e == XSIM_ERRORS_ABORT;
 }
 
 void check_errhandler(MPI_Errhandler e) {
   if (e == MPI_ERRHANDLER_NULL) fail(MPI_ERR_ARG, "the error handler is MPI_ERRHANDLER_NULL");
   if (!is_predefined(e) && !user_entry(e)) {
     char buf[80];
-    std::snprintf(buf, sizeof buf, "invalid error handler handle 0x%08x", static_cast<unsigned>(e));
+    std::snprintf(buf, sizeof buf, "invalid error handler handle 0x%08llx", handles::shown(Kind::Errhandler, e));
     fail(MPI_ERR_ARG, buf);
   }
 }
@@ -61,7 +59,7 @@ MPI_Errhandler create(MPI_Comm_errhandler_function* fn) {
     g_errh.emplace_back();
   }
   g_errh[i] = UserErrhandler{fn, 1};
-  return static_cast<MPI_Errhandler>(kErrhKind | i);
+  return handles::make<MPI_Errhandler>(Kind::Errhandler, i);
 }
 
 int set_errhandler(const char* name, MPI_Comm comm, MPI_Errhandler e) {
@@ -96,7 +94,9 @@ void errhandler_unref(MPI_Errhandler e) {
   UserErrhandler* u = user_entry(e);
   if (!u || --u->refs > 0) return;
   u->fn = nullptr;
-  g_free_errh.push_back(static_cast<uint32_t>(e) & kErrhMask);
+  uint32_t i = 0;
+  handles::decode(Kind::Errhandler, e, &i);
+  g_free_errh.push_back(i);
 }
 
 int errhandler_invoke(MPI_Errhandler e, MPI_Comm comm, int code) {

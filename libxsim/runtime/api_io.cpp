@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api_support.hpp"
+#include "handles.hpp"
 #include "io.hpp"
 #include "native/datatype.hpp"
 #include "native/exchange.hpp"
@@ -275,7 +276,7 @@ XSIM_API int MPI_File_write_ordered_end(MPI_File fh, const void*, MPI_Status* st
 
 XSIM_API int MPI_File_set_errhandler(MPI_File fh, MPI_Errhandler errhandler) {
   return object_guarded("MPI_File_set_errhandler", "file", [fh] { return io::errhandler_of(fh); }, [&] {
-    if (errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_ABORT)
+    if (errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ARE_FATAL && errhandler != XSIM_ERRORS_ABORT)
       fail(MPI_ERR_ARG, "xsim supports only the predefined error handlers on files");
     if (fh == MPI_FILE_NULL)
       io::set_default_errhandler(errhandler);
@@ -296,13 +297,14 @@ XSIM_API int MPI_File_call_errhandler(MPI_File fh, int errorcode) {
                         [&] { fail(errorcode, "MPI_File_call_errhandler"); });
 }
 
-// Fortran handles: the index + 1 (0 is MPI_FILE_NULL).
+// Fortran handles: the index + 1 (0 is MPI_FILE_NULL, in MPICH's and Open MPI's mpif.h alike).
 XSIM_API MPI_Fint MPI_File_c2f(MPI_File fh) {
-  if (fh == MPI_FILE_NULL) return 0;
-  return static_cast<MPI_Fint>((reinterpret_cast<uintptr_t>(fh) & 0x03ffffffu) + 1);
+  uint32_t i = 0;
+  if (fh == MPI_FILE_NULL || !handles::decode(handles::Kind::File, fh, &i)) return 0;
+  return static_cast<MPI_Fint>(i + 1);
 }
 
 XSIM_API MPI_File MPI_File_f2c(MPI_Fint fh) {
   if (fh <= 0) return MPI_FILE_NULL;
-  return reinterpret_cast<MPI_File>(static_cast<uintptr_t>(0x9c000000u) | static_cast<uintptr_t>(fh - 1));
+  return handles::make<MPI_File>(handles::Kind::File, static_cast<uint32_t>(fh - 1));
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api_support.hpp"
+#include "handles.hpp"
 #include "native/datatype.hpp"
 
 using namespace xsim;
@@ -96,7 +97,7 @@ void bsend_check(const void* buf, int count, MPI_Datatype type) {
 }
 
 // The comm a request belongs to is not kept; errors in completion calls use MPI_COMM_WORLD's handler.
-constexpr MPI_Comm kReqComm = MPI_COMM_WORLD;
+const MPI_Comm kReqComm = MPI_COMM_WORLD;
 
 // Request ids of an application's request array (-1 for MPI_REQUEST_NULL), and how many are active.
 std::vector<int> ids_of(int n, const MPI_Request reqs[], int* active = nullptr) {
@@ -609,22 +610,18 @@ XSIM_API int MPI_Request_get_status(MPI_Request req, int* flag, MPI_Status* stat
 
 namespace {
 
-constexpr uint32_t kMessageKind = 0xb0000000u;
-constexpr uint32_t kMessageMask = 0x03ffffffu;
-
-MPI_Message to_message(int id) { return static_cast<MPI_Message>(kMessageKind | static_cast<uint32_t>(id)); }
+MPI_Message to_message(int id) { return handles::make<MPI_Message>(handles::Kind::Message, static_cast<uint32_t>(id)); }
 
 int from_message(MPI_Message m) {
-  uint32_t u = static_cast<uint32_t>(m);
-  int id = static_cast<int>(u & kMessageMask);
   if (m == MPI_MESSAGE_NULL) fail(MPI_ERR_REQUEST, "the message handle is MPI_MESSAGE_NULL");
-  if ((u & ~kMessageMask) != kMessageKind || !E().valid_request(id) ||
-      E().request(id).kind != Request::Kind::Matched) {
+  uint32_t u = 0;
+  if (!handles::decode(handles::Kind::Message, m, &u) || !E().valid_request(static_cast<int>(u)) ||
+      E().request(static_cast<int>(u)).kind != Request::Kind::Matched) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "invalid message handle 0x%08x", u);
+    std::snprintf(buf, sizeof buf, "invalid message handle 0x%08llx", handles::shown(handles::Kind::Message, m));
     fail(MPI_ERR_REQUEST, buf);
   }
-  return id;
+  return static_cast<int>(u);
 }
 
 void proc_null_status(MPI_Status* st) {

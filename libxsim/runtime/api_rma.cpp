@@ -293,7 +293,7 @@ XSIM_API int MPI_Win_set_info(MPI_Win win, MPI_Info) {
 
 XSIM_API int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
   return win_call("MPI_Win_set_errhandler", win, [&](rma::Window& w) {
-    if (errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_ABORT)
+    if (errhandler != MPI_ERRORS_RETURN && errhandler != MPI_ERRORS_ARE_FATAL && errhandler != XSIM_ERRORS_ABORT)
       fail(MPI_ERR_ARG, "xsim supports only the predefined error handlers on windows");
     rma::mine(w).errhandler = errhandler;
   });

@@ -6,12 +6,12 @@
 #include "native/datatype.hpp"
 #include "native/exchange.hpp"
 #include "api_ext.hpp"
+#include "handles.hpp"
 
 namespace xsim {
 
 namespace {
-constexpr uint32_t kRequestKind = 0xac000000u;  // looks like an MPICH "direct" request handle
-constexpr uint32_t kRequestMask = 0x03ffffffu;
+using handles::Kind;
 }  // namespace
 
 void fail(int code, std::string what) { throw MpiErr{code, std::move(what)}; }
@@ -57,7 +57,7 @@ int route_error(const char* name, MPI_Comm comm, int code, const std::string& wh
   e.abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " + seconds9(r.clock) + " s: " +
                             name + ": " + what + " (" + text +
                             "); the error handler is " +
-                            (h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
+                            (h == XSIM_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
 }
 
 void internal_failure(const char* name, const char* what) {
@@ -71,7 +71,7 @@ Comm& check_comm(MPI_Comm c) {
   Comm* p = comm_lookup(c);
   if (!p) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "invalid communicator handle 0x%08x", static_cast<unsigned>(c));
+    std::snprintf(buf, sizeof buf, "invalid communicator handle 0x%08llx", handles::shown(Kind::Comm, c));
     fail(MPI_ERR_COMM, buf);
   }
   return *p;
@@ -113,18 +113,17 @@ void check_peer(const Comm& c, int peer, bool any_ok) {
 
 int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current().world); }
 
-MPI_Request to_handle(int id) { return static_cast<MPI_Request>(kRequestKind | static_cast<uint32_t>(id)); }
+MPI_Request to_handle(int id) { return handles::make<MPI_Request>(Kind::Request, static_cast<uint32_t>(id)); }
 
 int from_handle(MPI_Request h) {
   if (h == MPI_REQUEST_NULL) return -1;
-  uint32_t u = static_cast<uint32_t>(h);
-  int id = static_cast<int>(u & kRequestMask);
-  if ((u & ~kRequestMask) != kRequestKind || !g_engine->valid_request(id)) {
+  uint32_t u = 0;
+  if (!handles::decode(Kind::Request, h, &u) || !g_engine->valid_request(static_cast<int>(u))) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "invalid request handle 0x%08x", u);
+    std::snprintf(buf, sizeof buf, "invalid request handle 0x%08llx", handles::shown(Kind::Request, h));
     fail(MPI_ERR_REQUEST, buf);
   }
-  return id;
+  return static_cast<int>(u);
 }
 
 int completed_null_request(bool is_recv) {

@@ -10,6 +10,7 @@
 #include "coll/transport.hpp"
 #include "comm.hpp"
 #include "engine.hpp"
+#include "native/abi.hpp"
 #include "native/datatype.hpp"
 #include "observer.hpp"
 

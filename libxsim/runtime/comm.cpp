@@ -5,14 +5,13 @@
 #include <memory>
 
 #include "engine.hpp"
+#include "handles.hpp"
 
 namespace xsim {
 
 namespace {
 
-constexpr uint32_t kCommKind = 0x84000000u;   // looks like an MPICH "direct" communicator handle
-constexpr uint32_t kGroupKind = 0x88000000u;  // ... group handle
-constexpr uint32_t kIndexMask = 0x03ffffffu;
+using handles::Kind;
 
 Comm g_world;
 std::vector<Comm*> g_comms;                   // by handle index
@@ -77,10 +76,8 @@ Comm* comm_lookup(MPI_Comm h) {
     }
     return x.self;
   }
-  uint32_t u = static_cast<uint32_t>(h);
-  if ((u & ~kIndexMask) != kCommKind) return nullptr;
-  uint32_t i = u & kIndexMask;
-  if (i >= g_comms.size() || !g_comms[i]) return nullptr;
+  uint32_t i = 0;
+  if (!handles::decode(Kind::Comm, h, &i) || i >= g_comms.size() || !g_comms[i]) return nullptr;
   Comm* c = g_comms[i];
   return c->rank_of_world(g_engine->current().world) >= 0 ? c : nullptr;
 }
@@ -121,7 +118,7 @@ Comm* comm_join(uint64_t id, std::vector<int32_t> members) {
     idx = static_cast<uint32_t>(g_comms.size());
     g_comms.push_back(c);
   }
-  c->handle = static_cast<MPI_Comm>(kCommKind | idx);
+  c->handle = handles::make<MPI_Comm>(Kind::Comm, idx);
   g_by_id[id] = c;
   return c;
 }
@@ -131,7 +128,8 @@ void comm_release(Comm* c) {
   if (--c->local_refs > 0) return;
   if (c->local) comm_release(c->local);  // an intercommunicator's hidden local group
   g_by_id.erase(c->id);
-  uint32_t idx = static_cast<uint32_t>(c->handle) & kIndexMask;
+  uint32_t idx = 0;
+  handles::decode(Kind::Comm, c->handle, &idx);
   g_comms[idx] = nullptr;
   g_free_comms.push_back(idx);
   delete c;
@@ -159,14 +157,19 @@ std::string describe_comm(MPI_Comm c) {
   if (c == MPI_COMM_WORLD) return "MPI_COMM_WORLD";
   if (c == MPI_COMM_SELF) return "MPI_COMM_SELF";
   if (c == MPI_COMM_NULL) return "no communicator";
+  // Named by its MPICH-style number (the Fortran integer), the same text whatever the native MPI.
   char buf[64];
-  uint32_t idx = static_cast<uint32_t>(c) & kIndexMask;
-  const Comm* known = idx < g_comms.size() ? g_comms[idx] : nullptr;
+  uint32_t idx = 0;
+  const bool ours = handles::decode(Kind::Comm, c, &idx);
+  const Comm* known = ours && idx < g_comms.size() ? g_comms[idx] : nullptr;
   if (known && !known->name.empty()) return known->name;
   if (known)
-    std::snprintf(buf, sizeof buf, "communicator 0x%08x (%d ranks)", static_cast<unsigned>(c), known->size);
+    std::snprintf(buf, sizeof buf, "communicator 0x%08x (%d ranks)",
+                  static_cast<unsigned>(handles::to_fint(Kind::Comm, idx)), known->size);
+  else if (ours)
+    std::snprintf(buf, sizeof buf, "communicator 0x%08x", static_cast<unsigned>(handles::to_fint(Kind::Comm, idx)));
   else
-    std::snprintf(buf, sizeof buf, "communicator 0x%08x", static_cast<unsigned>(c));
+    std::snprintf(buf, sizeof buf, "communicator 0x%08llx", static_cast<unsigned long long>(native::handle_bits(c)));
   return buf;
 }
 
@@ -181,21 +184,20 @@ MPI_Group group_create(Group g) {
     idx = static_cast<uint32_t>(g_groups.size());
     g_groups.push_back(std::make_unique<Group>(std::move(g)));
   }
-  return static_cast<MPI_Group>(kGroupKind | idx);
+  return handles::make<MPI_Group>(Kind::Group, idx);
 }
 
 Group* group_lookup(MPI_Group h) {
   if (h == MPI_GROUP_EMPTY) return &g_empty_group;
-  uint32_t u = static_cast<uint32_t>(h);
-  if ((u & ~kIndexMask) != kGroupKind) return nullptr;
-  uint32_t i = u & kIndexMask;
-  if (i >= g_groups.size() || !g_groups[i]) return nullptr;
+  uint32_t i = 0;
+  if (!handles::decode(Kind::Group, h, &i) || i >= g_groups.size() || !g_groups[i]) return nullptr;
   return g_groups[i].get();
 }
 
 void group_free(MPI_Group h) {
   if (h == MPI_GROUP_EMPTY) return;
-  uint32_t i = static_cast<uint32_t>(h) & kIndexMask;
+  uint32_t i = 0;
+  if (!handles::decode(Kind::Group, h, &i)) return;
   g_groups[i].reset();
   g_free_groups.push_back(i);
 }

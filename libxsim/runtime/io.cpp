@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "api_support.hpp"
+#include "handles.hpp"
 #include "coll/collectives.hpp"
 #include "native/datatype.hpp"
 #include "native/exchange.hpp"
@@ -31,8 +32,7 @@ using native::Run;
 
 namespace {
 
-constexpr uintptr_t kFileKind = 0x9c000000u;  // handle values: kFileKind | index (MPI_File is a pointer in MPICH)
-constexpr uintptr_t kIndexMask = 0x03ffffffu;
+using handles::Kind;
 
 std::vector<File*> g_files;  // by handle index
 std::vector<uint32_t> g_free_files;
@@ -107,7 +107,8 @@ void release_rank(File& f, FileRank& me) {
   if (--f.refs > 0) return;
   if (f.fd >= 0) ::close(f.fd);
   g_by_id.erase(f.id);
-  uint32_t idx = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(f.handle) & kIndexMask);
+  uint32_t idx = 0;
+  handles::decode(Kind::File, f.handle, &idx);
   g_files[idx] = nullptr;
   g_free_files.push_back(idx);
   delete &f;
@@ -296,10 +297,8 @@ int64_t transfer(const File& f, const View& v, int64_t stream, void* buf, int co
 void install_hook() { E().set_applied_hook(kFamilyIo, &hook); }
 
 File* lookup(MPI_File fh) {
-  uintptr_t u = reinterpret_cast<uintptr_t>(fh);
-  if ((u & ~kIndexMask) != kFileKind) return nullptr;
-  uint32_t i = static_cast<uint32_t>(u & kIndexMask);
-  if (i >= g_files.size() || !g_files[i]) return nullptr;
+  uint32_t i = 0;
+  if (!handles::decode(Kind::File, fh, &i) || i >= g_files.size() || !g_files[i]) return nullptr;
   File* f = g_files[i];
   return f->local.count(E().current().world) ? f : nullptr;
 }
@@ -354,7 +353,7 @@ MPI_File open(Comm& c, const char* filename, int amode) {
       idx = static_cast<uint32_t>(g_files.size());
       g_files.push_back(slot);
     }
-    slot->handle = reinterpret_cast<MPI_File>(kFileKind | idx);
+    slot->handle = handles::make<MPI_File>(Kind::File, idx);
   }
   File& f = *slot;
   f.comm = comm_join(id, members);

@@ -17,7 +17,7 @@ inline int object_error(const char* name, const char* object, MPI_Errhandler h, 
   g_engine->abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " +
                                     std::to_string(r.clock.seconds()) + " s: " + name + ": " + what + " (" +
                                     native::error_text(code) + "); the " + object + "'s error handler is " +
-                                    (h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
+                                    (h == XSIM_ERRORS_ABORT ? "MPI_ERRORS_ABORT" : "MPI_ERRORS_ARE_FATAL"));
 }
 
 // Runs `body` as `guarded` does; its MPI errors go to the handler `handler_of()` names (asked after the

@@ -17,6 +17,7 @@
 #include "coll/collectives.hpp"
 #include "native/datatype.hpp"
 #include "native/flatten.hpp"
+#include "handles.hpp"
 #include "sim_transport.hpp"
 
 namespace xsim::rma {
@@ -25,8 +26,7 @@ using native::Run;
 
 namespace {
 
-constexpr uint32_t kWinKind = 0xa0000000u;  // MPICH's encoding of a "direct" window handle
-constexpr uint32_t kIndexMask = 0x03ffffffu;
+using handles::Kind;
 
 std::vector<Window*> g_wins;  // by handle index
 std::vector<uint32_t> g_free_wins;
@@ -63,7 +63,7 @@ Engine& E() { return *g_engine; }
 
 std::string win_name(const Window& w) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "window 0x%08x", static_cast<unsigned>(w.handle));
+  std::snprintf(buf, sizeof buf, "window 0x%08llx", handles::shown(Kind::Win, w.handle));
   return buf;
 }
 
@@ -354,10 +354,8 @@ void* alloc_zeroed(size_t bytes) {
 void install_hook() { E().set_applied_hook(kFamilyRma, &hook); }
 
 Window* lookup(MPI_Win h) {
-  uint32_t u = static_cast<uint32_t>(h);
-  if ((u & ~kIndexMask) != kWinKind) return nullptr;
-  uint32_t i = u & kIndexMask;
-  if (i >= g_wins.size() || !g_wins[i]) return nullptr;
+  uint32_t i = 0;
+  if (!handles::decode(Kind::Win, h, &i) || i >= g_wins.size() || !g_wins[i]) return nullptr;
   Window* w = g_wins[i];
   return w->local.count(E().current().world) ? w : nullptr;
 }
@@ -367,7 +365,7 @@ Window& check(MPI_Win h) {
   Window* w = lookup(h);
   if (!w) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "invalid window handle 0x%08x", static_cast<unsigned>(h));
+    std::snprintf(buf, sizeof buf, "invalid window handle 0x%08llx", handles::shown(Kind::Win, h));
     fail(MPI_ERR_WIN, buf);
   }
   return *w;
@@ -412,7 +410,7 @@ MPI_Win create(Comm& c, int flavor, void** base, MPI_Aint size, int disp_unit, c
       idx = static_cast<uint32_t>(g_wins.size());
       g_wins.push_back(slot);
     }
-    slot->handle = static_cast<MPI_Win>(kWinKind | idx);
+    slot->handle = handles::make<MPI_Win>(Kind::Win, idx);
   }
   Window& w = *slot;
   w.comm = comm_join(id, members);  // the same object for every local member
@@ -479,7 +477,8 @@ void free_window(Window& w, const char* call) {
   if (--w.refs > 0) return;
   std::free(w.segment);
   g_by_id.erase(w.id);
-  uint32_t idx = static_cast<uint32_t>(w.handle) & kIndexMask;
+  uint32_t idx = 0;
+  handles::decode(Kind::Win, w.handle, &idx);
   g_wins[idx] = nullptr;
   g_free_wins.push_back(idx);
   delete &w;

@@ -10,7 +10,7 @@ xsim_mpi_test(cg_uneven ${RUN} same "1 2" -- ${EX}/cg 10 10 10 300 1e-9 -xsim-np
 xsim_mpi_test(cg_time ${RUN} expect-stdout 2 "^cg: virtual time 0\\.001511520$" --
   ${EX}/cg 4 4 4 10 0 -xsim-np 2 ${NONE})
 xsim_mpi_test(cg_preload ${RUN} expect-stdout 2 "^cg: 12 ranks, grid 12x10x9 \\(1080 rows\\), 43 iterations, .* ok$" --
-  -env LD_PRELOAD ${XSIM_LIB} ${EX}/cg_plain 12 10 9 500 1e-10 -xsim-np 12 ${NONE})
+  ${PRELOAD} ${EX}/cg_plain 12 10 9 500 1e-10 -xsim-np 12 ${NONE})
 
 # 3-D Jacobi on a 3x2x2 Cartesian grid, converged to 1e-8 and checked against u*
 xsim_mpi_test(jacobi3d_converged ${RUN} same "1 2" -- ${EX}/jacobi3d 12 10 9 3000 1e-8 -xsim-np 12 ${NONE})
@@ -21,4 +21,4 @@ xsim_mpi_test(jacobi3d_per_rank ${RUN} same "1 2" -- ${EX}/jacobi3d -l 2 6 5 200
 xsim_mpi_test(jacobi3d_time ${RUN} expect-stdout 2 "^jacobi3d: virtual time 0\\.001221696$" --
   ${EX}/jacobi3d 4 4 4 20 0 -xsim-np 2 ${NONE})
 xsim_mpi_test(jacobi3d_preload ${RUN} expect-stdout 2 "^jacobi3d: 12 ranks \\(3x2x2\\), grid 12x10x9, 460 iterations.* ok$" --
-  -env LD_PRELOAD ${XSIM_LIB} ${EX}/jacobi3d_plain 12 10 9 3000 1e-8 -xsim-np 12 ${NONE})
+  ${PRELOAD} ${EX}/jacobi3d_plain 12 10 9 3000 1e-8 -xsim-np 12 ${NONE})

@@ -43,7 +43,7 @@ xsim_mpi_test(fortran_p2p ${RUN} same "1 2" -- $<TARGET_FILE:fortran_p2p> -xsim-
 xsim_mpi_test(fortran_p2p_time ${RUN} expect-stdout 2 "^rank 1: recv 100 doubles from 0 at t= 0\\.000056400$" --
   $<TARGET_FILE:fortran_p2p> -xsim-np 5 ${NONE})
 xsim_mpi_test(fortran_p2p_preload ${RUN} expect-stdout 2 "^rank 1: recv 100 doubles from 0 at t= 0\\.000056400$" --
-  -env LD_PRELOAD ${XSIM_LIB} $<TARGET_FILE:fortran_p2p_plain> -xsim-np 12 ${NONE})
+  ${PRELOAD} $<TARGET_FILE:fortran_p2p_plain> -xsim-np 12 ${NONE})
 xsim_mpi_test(fortran_coll ${RUN} same "1 2" -- $<TARGET_FILE:fortran_coll> -xsim-np 12 ${NONE})
 xsim_mpi_test(fortran_coll_7ranks ${RUN} same "1 2" -- $<TARGET_FILE:fortran_coll> -xsim-np 7 ${NONE})
 xsim_mpi_test(fortran_types ${RUN} same "1 2" -- $<TARGET_FILE:fortran_types> -xsim-np 12 ${NONE})
@@ -51,7 +51,7 @@ xsim_mpi_test(fortran_types ${RUN} same "1 2" -- $<TARGET_FILE:fortran_types> -x
 xsim_mpi_test(fortran_types_time ${RUN} expect-stdout 1 "^rank 0: subarray corner +1123\\. t= 0\\.000151024$" --
   $<TARGET_FILE:fortran_types> -xsim-np 12 ${NONE})
 xsim_mpi_test(fortran_types_preload ${RUN} same "1 2" --
-  -env LD_PRELOAD ${XSIM_LIB} $<TARGET_FILE:fortran_types_plain> -xsim-np 12 ${NONE})
+  ${PRELOAD} $<TARGET_FILE:fortran_types_plain> -xsim-np 12 ${NONE})
 xsim_mpi_test(fortran_comm ${RUN} same "1 2" -- $<TARGET_FILE:fortran_comm> -xsim-np 12 ${NONE})
 xsim_mpi_test(fortran_comm_odd ${RUN} same "1 2" -- $<TARGET_FILE:fortran_comm> -xsim-np 7 ${NONE})
 xsim_mpi_test(fortran_abort_1proc ${RUN} expect-fail 1 5 "MPI_Abort called by rank 1 with error code 5" --

@@ -3,21 +3,30 @@
 # with find_package(xsim) (imported target xsim::xsim) and with `pkg-config xsim`, both run under mpiexec;
 # the installed tools (xsimrun with a program that knows nothing of xsim, xsim-plot, xsim-net), header,
 # CMake package and documentation are where they belong.
-# Usage: install_and_link.sh BUILD_DIR SOURCE_DIR
+# Usage: install_and_link.sh BUILD_DIR SOURCE_DIR [MPI]   (MPI: mpich, the default, or openmpi: then the
+# names are libxsim-openmpi.so, xsim-openmpi.pc, find_package(xsim-openmpi), and Open MPI's wrappers run)
 set -euo pipefail
-build=$1 src=$2
+build=$1 src=$2 mpi=${3:-mpich}
+if [ "$mpi" = openmpi ]; then
+  libname=libxsim-openmpi.so pkg=xsim-openmpi mpicc=$(command -v mpicc.openmpi)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
+  launch=mpirun.openmpi
+else
+  libname=libxsim.so pkg=xsim mpicc=$(command -v mpicc.mpich || command -v mpicc)
+  launch=mpiexec.hydra
+fi
 prefix=$(mktemp -d); trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" > /dev/null
-libdir=$(cd "$prefix" && dirname "$(find . -name 'libxsim.so' | head -1)")
-[ -n "$libdir" ] || { echo "FAIL: no libxsim.so installed"; exit 1; }
-for f in include/xsim.h bin/xsimrun bin/xsim-plot bin/xsim-net "$libdir/cmake/xsim/xsimConfig.cmake" \
-         "$libdir/cmake/xsim/xsimConfigVersion.cmake" "$libdir/cmake/xsim/xsimTargets.cmake" \
-         "$libdir/pkgconfig/xsim.pc" share/doc/xsim/observability.md; do
+libdir=$(cd "$prefix" && dirname "$(find . -name "$libname" | head -1)")
+[ -n "$libdir" ] || { echo "FAIL: no $libname installed"; exit 1; }
+for f in include/xsim.h bin/xsimrun bin/xsim-plot bin/xsim-net "$libdir/cmake/$pkg/${pkg}Config.cmake" \
+         "$libdir/cmake/$pkg/${pkg}ConfigVersion.cmake" "$libdir/cmake/$pkg/xsimTargets.cmake" \
+         "$libdir/pkgconfig/$pkg.pc" share/doc/xsim/observability.md; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f is not installed"; exit 1; }
 done
 echo "installed: library in $libdir, header, tools, CMake package, pkg-config file, docs"
 
-mpicc=$(command -v mpicc.mpich || command -v mpicc)
 mkdir -p "$prefix/outside"
 cat > "$prefix/outside/outside.c" <<'C'
 #include <mpi.h>
@@ -38,24 +47,25 @@ C
 cat > "$prefix/outside/CMakeLists.txt" <<'CM'
 cmake_minimum_required(VERSION 3.20)
 project(outside C)
-find_package(xsim 0.1 REQUIRED)
+find_package(@PKG@ 0.1 REQUIRED)
 add_executable(outside outside.c)
 target_link_libraries(outside PRIVATE xsim::xsim)
 message(STATUS "xsimrun: ${xsim_XSIMRUN}")
 CM
+sed -i "s/@PKG@/$pkg/" "$prefix/outside/CMakeLists.txt"
 # 1. find_package(xsim)
 cmake -S "$prefix/outside" -B "$prefix/outside/build" -DCMAKE_PREFIX_PATH="$prefix" > "$prefix/cmake.log" 2>&1 ||
   { cat "$prefix/cmake.log"; echo "FAIL: find_package(xsim)"; exit 1; }
 grep -q "xsimrun: $prefix/bin/xsimrun" "$prefix/cmake.log" || { cat "$prefix/cmake.log"; echo "FAIL: xsim_XSIMRUN"; exit 1; }
 cmake --build "$prefix/outside/build" > /dev/null
-readelf -d "$prefix/outside/build/outside" | grep -q 'NEEDED.*libxsim\.so' || { echo "FAIL: not linked with libxsim"; exit 1; }
-out=$(mpiexec.hydra -np 2 "$prefix/outside/build/outside" -xsim-np 12 -xsim-cpu none -xsim-report off)
+readelf -d "$prefix/outside/build/outside" | grep -q "NEEDED.*${libname//./\\.}" || { echo "FAIL: not linked with $libname"; exit 1; }
+out=$($launch -np 2 "$prefix/outside/build/outside" -xsim-np 12 -xsim-cpu none -xsim-report off)
 echo "find_package: $out"
 grep -q "^outside: 12 ranks, 12 simulated, xsim 0\.1\.0$" <<< "$out"
 # 2. pkg-config xsim
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
-"$mpicc" "$src/examples/hello.c" -o "$prefix/hello" $(pkg-config --cflags --libs xsim)
-out=$(mpiexec.hydra -np 1 "$prefix/hello" -xsim-np 10 -xsim-cpu none -xsim-report off)
+"$mpicc" "$src/examples/hello.c" -o "$prefix/hello" $(pkg-config --cflags --libs $pkg)
+out=$($launch -np 1 "$prefix/hello" -xsim-np 10 -xsim-cpu none -xsim-report off)
 echo "pkg-config: $out"
 grep -q "hello: 10 ranks, rank sum 45 ok" <<< "$out"
 # 3. the installed launcher preloads the installed library into a program built without xsim
