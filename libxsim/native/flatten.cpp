@@ -370,4 +370,64 @@ MPI_Info info_create() {
   return info;
 }
 
+#if defined(XSIM_NATIVE_OPENMPI)
+namespace {
+// Every predefined datatype an accumulate may name (MPI 3.1, C and Fortran), in a fixed order.
+const MPI_Datatype* wire_types(size_t* n) {
+  static const MPI_Datatype table[] = {
+      MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT,
+      MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE,
+      MPI_LONG_DOUBLE, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T,
+      MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX, MPI_AINT,
+      MPI_OFFSET, MPI_COUNT, MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+      MPI_LONG_DOUBLE_INT, MPI_PACKED, MPI_CHARACTER, MPI_LOGICAL, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION,
+      MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_REAL4, MPI_REAL8,
+      MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX,
+      MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG};
+  *n = sizeof table / sizeof table[0];
+  return table;
+}
+const MPI_Op* wire_ops(size_t* n) {
+  static const MPI_Op table[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,    MPI_LOR,
+                                 MPI_BOR,  MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
+  *n = sizeof table / sizeof table[0];
+  return table;
+}
+}  // namespace
+
+int32_t type_to_wire(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) return 0;
+  size_t n = 0;
+  const MPI_Datatype* table = wire_types(&n);
+  for (size_t i = 0; i < n; ++i)
+    if (table[i] == t) return static_cast<int32_t>(i + 1);
+  throw MpiError(MPI_ERR_TYPE, "a datatype that is not predefined cannot travel between native processes");
+}
+MPI_Datatype type_from_wire(int32_t w) {
+  size_t n = 0;
+  const MPI_Datatype* table = wire_types(&n);
+  if (w <= 0 || static_cast<size_t>(w) > n) return MPI_DATATYPE_NULL;
+  return table[w - 1];
+}
+int32_t op_to_wire(MPI_Op op) {
+  if (op == MPI_OP_NULL) return 0;
+  size_t n = 0;
+  const MPI_Op* table = wire_ops(&n);
+  for (size_t i = 0; i < n; ++i)
+    if (table[i] == op) return static_cast<int32_t>(i + 1);
+  throw MpiError(MPI_ERR_OP, "a reduction operation that is not predefined cannot travel between native processes");
+}
+MPI_Op op_from_wire(int32_t w) {
+  size_t n = 0;
+  const MPI_Op* table = wire_ops(&n);
+  if (w <= 0 || static_cast<size_t>(w) > n) return MPI_OP_NULL;
+  return table[w - 1];
+}
+#else
+int32_t type_to_wire(MPI_Datatype t) { return static_cast<int32_t>(t); }
+MPI_Datatype type_from_wire(int32_t w) { return static_cast<MPI_Datatype>(w); }
+int32_t op_to_wire(MPI_Op op) { return static_cast<int32_t>(op); }
+MPI_Op op_from_wire(int32_t w) { return static_cast<MPI_Op>(w); }
+#endif
+
 }  // namespace xsim::native

@@ -38,6 +38,14 @@ void scatter_runs(const void* in, const std::vector<Run>& runs, void* base);
 // MPI_DATATYPE_NULL when `t` mixes several (the accumulate operations need one).
 MPI_Datatype basic_type(MPI_Datatype t);
 bool type_is_named(MPI_Datatype t);
+// Predefined datatypes and reduction operations as 32-bit codes that mean the same in every native process
+// (for messages between them): MPICH's handle values themselves; with Open MPI, whose handles are addresses
+// that differ between processes, 1 + the index in a fixed table (0: the null handle). A handle outside the
+// table throws MpiError(MPI_ERR_TYPE / MPI_ERR_OP).
+int32_t type_to_wire(MPI_Datatype t);
+MPI_Datatype type_from_wire(int32_t w);
+int32_t op_to_wire(MPI_Op op);
+MPI_Op op_from_wire(int32_t w);
 // A handle of one's own to `t` (a duplicate for derived types; named types are returned as they are), so
 // that the application may free its handle; release it with type_release.
 MPI_Datatype type_keep(MPI_Datatype t);

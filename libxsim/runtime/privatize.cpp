@@ -143,7 +143,7 @@ std::string base_name(const std::string& path) {
 
 // Libraries whose state xsim itself or the native MPI relies on: their globals must stay shared.
 bool refused_library(const std::string& file) {
-  for (const char* p : {"libxsim.so", "libc.so", "libc-", "ld-linux", "ld64.so", "libmpi", "libpmpi", "libucp",
+  for (const char* p : {"libxsim", "libopen-pal", "libopen-rte", "libpmix", "libevent", "libc.so", "libc-", "ld-linux", "ld64.so", "libmpi", "libpmpi", "libucp",
                         "libucs", "libuct", "libucm", "libfabric", "libstdc++", "libgcc_s", "libunwind", "libboost",
                         "libpthread", "libdl.", "libhwloc", "libgfortran", "libquadmath"})
     if (file.rfind(p, 0) == 0) return true;

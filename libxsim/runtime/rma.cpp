@@ -42,8 +42,8 @@ struct Hdr {
   uint64_t nruns = 0;
   uint64_t data = 0;    // data bytes after the runs
   uint64_t token = 0;   // the origin's pending operation (replies)
-  MPI_Datatype basic = MPI_DATATYPE_NULL;  // accumulates: the element type
-  MPI_Op mop = MPI_OP_NULL;
+  int32_t basic = 0;  // accumulates: the element type (native::type_to_wire: the same in every process)
+  int32_t mop = 0;    // the operation (native::op_to_wire)
 };
 static_assert(sizeof(Hdr) % 8 == 0);
 
@@ -220,14 +220,15 @@ void hook(Message* m) {
         break;
       }
       case kAcc:
-        accumulate(target_memory(m, *me, h, runs), runs, data, h.data, h.basic, h.mop);
+        accumulate(target_memory(m, *me, h, runs), runs, data, h.data, native::type_from_wire(h.basic),
+                   native::op_from_wire(h.mop));
         answer(m, h, kAck, nullptr, 0);
         break;
       case kGetAcc: {
         char* base = target_memory(m, *me, h, runs);
         std::vector<char> old(static_cast<size_t>(native::runs_bytes(runs)));
         native::gather_runs(base, runs, old.data());
-        accumulate(base, runs, data, h.data, h.basic, h.mop);
+        accumulate(base, runs, data, h.data, native::type_from_wire(h.basic), native::op_from_wire(h.mop));
         answer(m, h, kReply, old.data(), old.size());
         break;
       }
@@ -696,12 +697,13 @@ int operate(Window& w, Op op, Buf origin, Buf result, const void* compare, int t
   Hdr h;
   h.origin = me.rank;
   h.target = target;
-  h.mop = mop;
+  h.mop = native::op_to_wire(mop);
   if (op == kAcc || op == kGetAcc || op == kCas) {
-    h.basic = native::basic_type(tgt.type);
-    if (h.basic == MPI_DATATYPE_NULL)
+    const MPI_Datatype basic = native::basic_type(tgt.type);
+    if (basic == MPI_DATATYPE_NULL)
       fail(MPI_ERR_TYPE, std::string(call) + ": the target datatype must consist of one predefined type");
-    if (sends_data && native::basic_type(origin.type) != h.basic)
+    h.basic = native::type_to_wire(basic);
+    if (sends_data && native::basic_type(origin.type) != basic)
       fail(MPI_ERR_TYPE, std::string(call) + ": the origin and target datatypes consist of different predefined types");
     if (op == kCas && tgt.count != 1) fail(MPI_ERR_COUNT, "MPI_Compare_and_swap works on one element");
   }

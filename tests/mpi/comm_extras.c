@@ -461,7 +461,8 @@ int main(int argc, char** argv) {
   char lib[MPI_MAX_LIBRARY_VERSION_STRING];
   int provided, is_main, commute;
   MPI_Get_library_version(lib, &len);
-  CHECK(strncmp(lib, "xsim ", 5) == 0 && strstr(lib, "MPICH") != NULL, "library version '%s'", lib);
+  CHECK(strncmp(lib, "xsim ", 5) == 0 && (strstr(lib, "MPICH") != NULL || strstr(lib, "Open MPI") != NULL),
+        "library version '%s'", lib);
   MPI_Query_thread(&provided);
   MPI_Is_thread_main(&is_main);
   CHECK(is_main == 1, "MPI_Is_thread_main %d", is_main);

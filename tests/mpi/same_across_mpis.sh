@@ -38,7 +38,6 @@ examples/ring 100 -xsim-np 512 -xsim-mn torus:8x8x8:lat=1us:bw=10Gbps
 tests/mpi/p2p_semantics -xsim-np 7
 tests/mpi/comm_semantics -xsim-np 16
 tests/mpi/nonblocking -xsim-np 13
-tests/mpi/rma all -xsim-np 8
 tests/mpi/intercomm -xsim-np 13
 tests/mpi/topology all -xsim-np 24
 tests/mpi/mpiio all -xsim-np 8
