@@ -1,9 +1,12 @@
 #include "native/exchange.hpp"
 
+#include "native/abi.hpp"
+
 #include <mpi.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -68,10 +71,22 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, i
       if (!o.empty()) std::memcpy(sendbuf_.data() + sdispls_[static_cast<size_t>(p)], o.data(), o.size());
     }
     inbox.resize(rtotal);
+#if XSIM_NATIVE_HAS_LARGE_COUNT
     // Large counts: a window may carry more than 2 GiB (messages of any size, many of them).
     check(PMPI_Alltoallv_c(sendbuf_.data(), scounts_.data(), sdispls_.data(), MPI_BYTE, inbox.data(),
                            rcounts_.data(), rdispls_.data(), MPI_BYTE, MPI_COMM_WORLD),
           "MPI_Alltoallv_c");
+#else
+    // An MPI-3 native MPI (Open MPI 4) has int counts and displacements only: up to 2 GiB per window.
+    if (total > static_cast<size_t>(INT_MAX) || rtotal > static_cast<size_t>(INT_MAX))
+      throw std::runtime_error("more than 2 GiB of messages for one native process in one window (the native "
+                               "MPI has no large-count MPI_Alltoallv_c; use MPICH or more native processes)");
+    std::vector<int> sc(scounts_.begin(), scounts_.end()), sd(sdispls_.begin(), sdispls_.end());
+    std::vector<int> rc(rcounts_.begin(), rcounts_.end()), rd(rdispls_.begin(), rdispls_.end());
+    check(PMPI_Alltoallv(sendbuf_.data(), sc.data(), sd.data(), MPI_BYTE, inbox.data(), rc.data(), rd.data(),
+                         MPI_BYTE, MPI_COMM_WORLD),
+          "MPI_Alltoallv");
+#endif
   } else {
     inbox.clear();
   }
