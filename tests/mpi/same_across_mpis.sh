@@ -16,7 +16,7 @@ while read -r prog args; do
   for side in mpich ompi; do
     if [ $side = mpich ]; then dir=$mpich launch=(mpiexec.hydra -np 2); else dir=$ompi launch=(mpirun.openmpi -np 2); fi
     # shellcheck disable=SC2086
-    timeout 300 "${launch[@]}" "$dir/$prog" $args -xsim-cpu none > "$tmp/$side.out" 2> "$tmp/$side.err"
+    timeout 300 "${launch[@]}" "$dir/$prog" $args -xsim-cpu none < /dev/null > "$tmp/$side.out" 2> "$tmp/$side.err"
     echo "rc $?" >> "$tmp/$side.out"
     keep "$tmp/$side.out" > "$tmp/$side.o"; grep '^xsim: ' "$tmp/$side.err" | keep /dev/stdin > "$tmp/$side.r"
   done
