@@ -286,7 +286,7 @@ def xsimrun(examples, tools, out):
              os.path.join(examples, "ring"), "4"])  # linked with xsim already: not preloaded twice
     check(os.path.exists(os.path.join(d, "s.ranks.csv")), "xsimrun passes --stats; an xsim-linked program runs too")
     p = run([x, "--dry-run", "-np", "3", "--vp", "9", "./prog", "a", "b"])
-    check(re.search(r"-np 3 .*LD_PRELOAD .*libxsim\.so.* \./prog a b -xsim-np=9", p.stdout), "dry run: " + p.stdout.strip())
+    check(re.search(r"-np 3 .*LD_PRELOAD[ =].*libxsim(-openmpi)?\.so.* \./prog a b -xsim-np=9", p.stdout), "dry run: " + p.stdout.strip())
     bad = run([x, "--vq", "8", "./prog"], expect_rc=2)
     check("unknown option --vq" in bad.stderr, "an unknown option is refused before anything runs")
 
