@@ -129,7 +129,7 @@ XSIM_API int MPI_Win_flush(int rank, MPI_Win win) {
   return win_call("MPI_Win_flush", win, [&](rma::Window& w) { rma::flush(w, rank, false, "MPI_Win_flush"); });
 }
 XSIM_API int MPI_Win_flush_all(MPI_Win win) {
-  return win_call("MPI_Win_flush_all", win, [&](rma::Window& w) { rma::flush(w, -1, false, "MPI_Win_flush_all"); });
+  return win_call("MPI_Win_flush_all", win, [&](rma::Window& w) { rma::flush(w, rma::kAllTargets, false, "MPI_Win_flush_all"); });
 }
 XSIM_API int MPI_Win_flush_local(int rank, MPI_Win win) {
   return win_call("MPI_Win_flush_local", win,
@@ -137,7 +137,7 @@ XSIM_API int MPI_Win_flush_local(int rank, MPI_Win win) {
 }
 XSIM_API int MPI_Win_flush_local_all(MPI_Win win) {
   return win_call("MPI_Win_flush_local_all", win,
-                  [&](rma::Window& w) { rma::flush(w, -1, true, "MPI_Win_flush_local_all"); });
+                  [&](rma::Window& w) { rma::flush(w, rma::kAllTargets, true, "MPI_Win_flush_local_all"); });
 }
 XSIM_API int MPI_Win_post(MPI_Group group, int assert_flags, MPI_Win win) {
   return win_call("MPI_Win_post", win,

@@ -553,7 +553,8 @@ void unlock_all(Window& w) {
 void flush(Window& w, int rank, bool local, const char* call) {
   WinRank& me = mine(w);
   if (rank == MPI_PROC_NULL) return;
-  if (rank >= 0) {
+  const bool all = rank == kAllTargets;
+  if (!all) {
     check_rank(w, rank);
     if (!me.lock_all && !me.locks.count(rank))
       fail(MPI_ERR_RMA_SYNC, std::string(call) + " outside a passive-target epoch on rank " + std::to_string(rank));
@@ -562,10 +563,10 @@ void flush(Window& w, int rank, bool local, const char* call) {
   }
   E().wait_until(
       [&] {
-        if (rank >= 0) return get(local ? me.pending_get : me.pending, rank) == 0;
+        if (!all) return get(local ? me.pending_get : me.pending, rank) == 0;
         return (local ? me.pending_get_total : me.pending_total) == 0;
       },
-      why(w, call, rank >= 0 ? rank : -3));
+      why(w, call, all ? -3 : rank));
 }
 
 void post(Window& w, const std::vector<int32_t>& group, int assert_flags) {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -105,7 +106,10 @@ void lock(Window& w, int type, int rank, int assert_flags);
 void unlock(Window& w, int rank);
 void lock_all(Window& w, int assert_flags);
 void unlock_all(Window& w);
-// rank < 0: every target. local: local completion only (the data of gets is there).
+// flush's rank for MPI_Win_flush_all / _flush_local_all: no MPI rank constant may serve (MPI_PROC_NULL is -1
+// under MPICH, -2 under Open MPI; -1 made MPICH's flush_all return at once).
+constexpr int kAllTargets = std::numeric_limits<int>::min();
+// rank: one target, MPI_PROC_NULL (nothing) or kAllTargets. local: local completion only (the data of gets is there).
 void flush(Window& w, int rank, bool local, const char* call);
 void post(Window& w, const std::vector<int32_t>& group, int assert_flags);
 void start(Window& w, const std::vector<int32_t>& group, int assert_flags);
