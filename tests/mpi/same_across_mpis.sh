@@ -40,6 +40,8 @@ tests/mpi/comm_semantics -xsim-np 16
 tests/mpi/nonblocking -xsim-np 13
 tests/mpi/intercomm -xsim-np 13
 tests/mpi/mpiio all -xsim-np 8
+tests/mpi/rma all -xsim-np 8
+tests/mpi/rma all -xsim-np 7 -xsim-mn star/star:4
 LIST
 [ $fail -eq 0 ] && echo "same_across_mpis: $n programs, identical virtual times and reports under MPICH and Open MPI"
 exit $fail
