@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rank_log.h"
 #include "xsim.h"
 
 #define CHECK(cond, ...)                                                 \
@@ -27,37 +28,6 @@
     }                                                                    \
   } while (0)
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
-
-typedef struct {
-  char buf[4096];
-  int len;
-} Log;
-
-static void say(Log* lg, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(lg->buf + lg->len, sizeof lg->buf - (size_t)lg->len, fmt, ap);
-  va_end(ap);
-  if (n > 0) lg->len += n;
-  if (lg->len >= (int)sizeof lg->buf) lg->len = (int)sizeof lg->buf - 1;
-}
-
-static void print_all(Log* lg, int me, int np) {
-  char* all = me == 0 ? malloc(sizeof lg->buf * (size_t)np) : NULL;
-  MPI_Gather(lg->buf, (int)sizeof lg->buf, MPI_CHAR, all, (int)sizeof lg->buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (me == 0) {
-    for (int r = 0; r < np; ++r) {
-      char* b = all + sizeof lg->buf * (size_t)r;
-      char* line = b;
-      for (char* c = b; *c; ++c)
-        if (*c == '\n') {
-          printf("r%02d: %.*s\n", r, (int)(c - line), line);
-          line = c + 1;
-        }
-    }
-    free(all);
-  }
-}
 
 /* The whole file, read with plain C (rank 0 only). Returns its size in bytes; *data is malloc'ed. */
 static long slurp(const char* path, char** data) {
