@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
       {"torus 8x8x8x8x4 (BG/Q-like)", [] { return make_torus({8, 8, 8, 8, 4}, {1, 1, 1, 1, 1}, us(1), 16 * kGbps); }},
       {"torus 16x16x16x16x4 (BG/Q-like)", [] { return make_torus({16, 16, 16, 16, 4}, {1, 1, 1, 1, 1}, us(1), 16 * kGbps); }},
       {"twisted torus 32x32", [&] { return make_twisted_torus({32, 32}, {1, 1}, 1, {1, 1}, l7, bw88); }},
+      {"twisted torus 32x32 (hub method)", [&] { return make_twisted_torus({32, 32}, {1, 1}, 1, {1, 1}, l7, bw88, TwistedTorusRouting::hubs); }},
       {"twisted torus 64x64", [&] { return make_twisted_torus({64, 64}, {1, 1}, 1, {1, 1}, l7, bw88); }},
       {"twisted torus 64x64 (hub method)", [&] { return make_twisted_torus({64, 64}, {1, 1}, 1, {1, 1}, l7, bw88, TwistedTorusRouting::hubs); }},
       {"twisted torus 128x128", [&] { return make_twisted_torus({128, 128}, {1, 1}, 1, {1, 1}, l7, bw88); }},

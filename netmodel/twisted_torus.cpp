@@ -104,13 +104,24 @@ class TwistedTorus final : public Network {
         static_cast<unsigned>(dst) >= static_cast<unsigned>(endpoints_))
       out_of_range(src, dst);
     if (src == dst) return Route{SimTime::zero(), bandwidth_bps_, 0};
+    if (nhubs_ > 0) {  // large tables miss the cache: load while the paths are searched
+      __builtin_prefetch(&near_low_[static_cast<size_t>(src)]);
+      __builtin_prefetch(&near_low_[static_cast<size_t>(dst)]);
+    }
     std::array<int, kMaxDims> a, b;
-    int s = src, t = dst;
-    for (int d = 0; d < nd_; ++d) {
-      a[d] = s % m_[d];
-      b[d] = t % m_[d];
-      s /= m_[d];
-      t /= m_[d];
+    if (nd_ == 2) {  // one division per endpoint
+      a[1] = src / m_[0];
+      a[0] = src - a[1] * m_[0];
+      b[1] = dst / m_[0];
+      b[0] = dst - b[1] * m_[0];
+    } else {
+      int s = src, t = dst;
+      for (int d = 0; d < nd_; ++d) {
+        a[d] = s % m_[d];
+        b[d] = t % m_[d];
+        s /= m_[d];
+        t /= m_[d];
+      }
     }
     int h = 0;
     if (!twisted_) {
@@ -122,7 +133,6 @@ class TwistedTorus final : public Network {
     } else if (!pairs_.empty()) {
       h = pairs_[static_cast<size_t>(src) * static_cast<size_t>(endpoints_) + static_cast<size_t>(dst)];
     } else if (exact_) {
-      if (nhubs_ > 0) prefetch_hubs(src, dst);  // large tables miss the cache: load while searching
       h = 0;  // the mesh path: an ordered path and an upper bound
       for (int d = 0; d < nd_; ++d) h += a[d] < b[d] ? b[d] - a[d] : a[d] - b[d];
       h = ordered_hops(a, b, h);
@@ -231,8 +241,11 @@ class TwistedTorus final : public Network {
     return true;
   }
 
-  // Finds the hubs and runs a breadth-first search from each, keeping hops[endpoint][hub]. Returns false
-  // (and keeps nothing) when the table would exceed kHubTableMaxBytes; route() then falls back to the
+  // Finds the hubs and runs a breadth-first search from each. Keeps, per endpoint, the hops to its
+  // nearest hub (near_) and a row with the hops to every hub: as offsets from near_ in one byte each
+  // (off8_, rows of whole 16-byte blocks padded with 255) when every offset is below 255 (an offset is at
+  // most the largest distance between two hubs), else as absolute hops in two bytes (hub16_). Returns
+  // false (and keeps nothing) when that would exceed kHubTableMaxBytes; route() then falls back to the
   // path family.
   bool build_hub_tables() {
     const int64_t n = endpoints_;
@@ -251,63 +264,70 @@ class TwistedTorus final : public Network {
       if (edge && is_hub(node)) hubs.push_back(node);
     }
     const int64_t h = static_cast<int64_t>(hubs.size());
-    const bool narrow = bound <= std::numeric_limits<uint8_t>::max();
-    const int64_t row = narrow ? (h + 15) / 16 * 16 : h;  // narrow rows: whole 16-byte blocks, padded with 255
-    if (row * n * (narrow ? 1 : 2) > kHubTableMaxBytes) return false;
+    const int64_t row8 = (h + 15) / 16 * 16;
+    if ((row8 + 3) * n > kHubTableMaxBytes) return false;
     nhubs_ = static_cast<int>(h);
-    row_ = static_cast<size_t>(row);
     if (h == 0) return true;
-    if (narrow) {
-      hub8_.assign(static_cast<size_t>(row * n), std::numeric_limits<uint8_t>::max());
-      near8_.resize(static_cast<size_t>(n));
-    } else {
-      hub16_.resize(static_cast<size_t>(row * n));
-      near16_.resize(static_cast<size_t>(n));
-    }
-    const std::vector<int> adj = adjacency();
-    std::vector<int> dist(static_cast<size_t>(n)), queue(static_cast<size_t>(n));
-    std::vector<int> nearest(static_cast<size_t>(n), INT_MAX);
-    for (int64_t k = 0; k < h; ++k) {
-      bfs(adj, hubs[static_cast<size_t>(k)], dist, queue);
-      for (int64_t node = 0; node < n; ++node) {
-        const int dv = dist[static_cast<size_t>(node)];  // connected: every endpoint is reached
-        const size_t at = static_cast<size_t>(node * row + k);
-        if (narrow)
-          hub8_[at] = static_cast<uint8_t>(dv);
-        else
-          hub16_[at] = static_cast<uint16_t>(dv);
-        if (dv < nearest[static_cast<size_t>(node)]) nearest[static_cast<size_t>(node)] = dv;
+    // Hops from every hub to every endpoint, hub by hub.
+    std::vector<uint16_t> all(static_cast<size_t>(h * n));
+    {
+      const std::vector<int> adj = adjacency();
+      std::vector<int> dist(static_cast<size_t>(n)), queue(static_cast<size_t>(n));
+      for (int64_t k = 0; k < h; ++k) {
+        bfs(adj, hubs[static_cast<size_t>(k)], dist, queue);
+        for (int64_t node = 0; node < n; ++node)  // connected: every endpoint is reached
+          all[static_cast<size_t>(k * n + node)] = static_cast<uint16_t>(dist[static_cast<size_t>(node)]);
       }
     }
-    for (int64_t node = 0; node < n; ++node) {
-      if (narrow)
-        near8_[static_cast<size_t>(node)] = static_cast<uint8_t>(nearest[static_cast<size_t>(node)]);
-      else
-        near16_[static_cast<size_t>(node)] = static_cast<uint16_t>(nearest[static_cast<size_t>(node)]);
+    near_.assign(static_cast<size_t>(n), std::numeric_limits<uint16_t>::max());
+    for (int64_t k = 0; k < h; ++k)
+      for (int64_t node = 0; node < n; ++node) {
+        uint16_t& v = near_[static_cast<size_t>(node)];
+        v = std::min(v, all[static_cast<size_t>(k * n + node)]);
+      }
+    const int far = *std::max_element(near_.begin(), near_.end());
+    near_shift_ = 0;
+    while ((far >> near_shift_) > std::numeric_limits<uint8_t>::max()) ++near_shift_;
+    near_low_.resize(static_cast<size_t>(n));
+    for (int64_t node = 0; node < n; ++node)
+      near_low_[static_cast<size_t>(node)] = static_cast<uint8_t>(near_[static_cast<size_t>(node)] >> near_shift_);
+    int spread = 0;  // largest offset from the nearest hub
+    for (int64_t k = 0; k < h; ++k)
+      for (int64_t node = 0; node < n; ++node)
+        spread = std::max(spread, int{all[static_cast<size_t>(k * n + node)]} - int{near_[static_cast<size_t>(node)]});
+    if (spread < std::numeric_limits<uint8_t>::max()) {
+      row_ = static_cast<size_t>(row8);
+      off8_.assign(static_cast<size_t>(row8 * n), std::numeric_limits<uint8_t>::max());
+      for (int64_t k = 0; k < h; ++k)
+        for (int64_t node = 0; node < n; ++node)
+          off8_[static_cast<size_t>(node * row8 + k)] =
+              static_cast<uint8_t>(all[static_cast<size_t>(k * n + node)] - near_[static_cast<size_t>(node)]);
+    } else {
+      if ((2 * h + 3) * n > kHubTableMaxBytes) {
+        nhubs_ = 0;
+        near_.clear();
+        near_low_.clear();
+        return false;
+      }
+      row_ = static_cast<size_t>(h);
+      hub16_.resize(static_cast<size_t>(h * n));
+      for (int64_t k = 0; k < h; ++k)
+        for (int64_t node = 0; node < n; ++node)
+          hub16_[static_cast<size_t>(node * h + k)] = all[static_cast<size_t>(k * n + node)];
     }
     return true;
   }
 
-  void prefetch_hubs(int src, int dst) const {
-    if (!hub8_.empty()) {
-      __builtin_prefetch(&near8_[static_cast<size_t>(src)]);
-      __builtin_prefetch(&near8_[static_cast<size_t>(dst)]);
-      __builtin_prefetch(&hub8_[static_cast<size_t>(src) * row_]);
-      __builtin_prefetch(&hub8_[static_cast<size_t>(dst) * row_]);
-    } else {
-      __builtin_prefetch(&near16_[static_cast<size_t>(src)]);
-      __builtin_prefetch(&near16_[static_cast<size_t>(dst)]);
-      __builtin_prefetch(&hub16_[static_cast<size_t>(src) * row_]);
-      __builtin_prefetch(&hub16_[static_cast<size_t>(dst) * row_]);
-    }
-  }
-
   // min over hubs of hops(src, hub) + hops(hub, dst), or `best` if that is not smaller.
   int via_hubs(int src, int dst, int best) const {
-    if (!hub8_.empty()) {
-      if (int{near8_[static_cast<size_t>(src)]} + int{near8_[static_cast<size_t>(dst)]} >= best) return best;
-      const uint8_t* ra = &hub8_[static_cast<size_t>(src) * row_];
-      const uint8_t* rb = &hub8_[static_cast<size_t>(dst) * row_];
+    const int low = (int{near_low_[static_cast<size_t>(src)]} + int{near_low_[static_cast<size_t>(dst)]})
+                    << near_shift_;
+    if (low >= best) return best;  // most queries end here, having read one byte per endpoint
+    const int base = int{near_[static_cast<size_t>(src)]} + int{near_[static_cast<size_t>(dst)]};
+    if (base >= best) return best;
+    if (!off8_.empty()) {
+      const uint8_t* ra = &off8_[static_cast<size_t>(src) * row_];
+      const uint8_t* rb = &off8_[static_cast<size_t>(dst) * row_];
       int m = 255;
 #if defined(__SSE2__)
       __m128i low = _mm_set1_epi8(-1);  // 16 saturating sums at a time
@@ -319,15 +339,14 @@ class TwistedTorus final : public Network {
       low = _mm_min_epu8(low, _mm_srli_si128(low, 2));
       low = _mm_min_epu8(low, _mm_srli_si128(low, 1));
       m = _mm_cvtsi128_si32(low) & 0xff;
-      if (m < 255) return m < best ? m : best;  // 255 may be a saturated sum: redo it exactly
+      if (m < 255) return base + m < best ? base + m : best;  // 255 may be a saturated sum: redo it exactly
 #endif
       for (size_t k = 0; k < static_cast<size_t>(nhubs_); ++k) {
         const int v = int{ra[k]} + int{rb[k]};
         m = v < m ? v : m;
       }
-      return m < best ? m : best;
+      return base + m < best ? base + m : best;
     }
-    if (int{near16_[static_cast<size_t>(src)]} + int{near16_[static_cast<size_t>(dst)]} >= best) return best;
     const uint16_t* ra = &hub16_[static_cast<size_t>(src) * row_];
     const uint16_t* rb = &hub16_[static_cast<size_t>(dst) * row_];
     int m = best;
@@ -353,9 +372,30 @@ class TwistedTorus final : public Network {
   }
   // The same search written out for the common 2-D case (both wraps twisted): dimension 1's crossing
   // count c1 first (it moves dimension 0's goal), then dimension 0's walks nearest first.
+  // First, without branches, the six candidates that win on every torus that is not much longer in one
+  // dimension than in the other: c1 in {-1, 0, 1}, each with the nearest walk of dimension 0 forwards and
+  // backwards. Every other candidate is at least m0 long (a longer walk of dimension 0) or at least
+  // m1 + min(b1 + 1, m1 - b1) (two or more crossings of dimension 1); if the best of the six is no longer,
+  // it is the answer, else the search below goes on from it.
   int ordered_hops_2d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
     const int m0 = m_[0], m1 = m_[1], j0 = jmod_[0], j1 = jmod_[1];
     const int a0 = a[0], a1 = a[1], b0 = b[0], b1 = b[1];
+    for (int c1 = -1; c1 <= 1; ++c1) {
+      int q0 = b0 - (c1 == 0 ? 0 : c1 > 0 ? j1 : m0 - j1);  // the goal of dimension 0
+      q0 += q0 < 0 ? m0 : 0;
+      const int r = a0 <= q0 ? q0 - a0 : q0 - a0 + m0;
+      const int carry = a0 + r >= m0 ? 1 : 0;
+      // Forwards r links (crossing the wrap `carry` times) or backwards m0 - r (crossing it carry - 1 times).
+      int yf = a1 + (carry ? j0 : 0), yb = a1 + (carry ? 0 : m1 - j0);
+      yf -= yf >= m1 ? m1 : 0;
+      yb -= yb >= m1 ? m1 : 0;
+      const int sf = b1 - yf + c1 * m1, sb = b1 - yb + c1 * m1;
+      const int tf = r + (sf < 0 ? -sf : sf), tb = m0 - r + (sb < 0 ? -sb : sb);
+      best = tf < best ? tf : best;
+      best = tb < best ? tb : best;
+    }
+    const int two_laps = m1 + (b1 + 1 < m1 - b1 ? b1 + 1 : m1 - b1);
+    if (best <= m0 && best <= two_laps) return best;
     for (int k = 0;; ++k) {
       const int up = k == 0 ? 0 : (k - 1) * m1 + b1 + 1, down = k == 0 ? 0 : (k - 1) * m1 + m1 - b1;
       if ((up < down ? up : down) >= best) break;
@@ -560,9 +600,12 @@ class TwistedTorus final : public Network {
   bool exact_ = false;                   // pair or hub tables built: route() is the exact shortest path
   std::vector<uint8_t> pairs_;           // hops[src * endpoints_ + dst] (small networks)
   int nhubs_ = 0;
-  size_t row_ = 0;                       // table entries per endpoint (nhubs_, rounded up)
-  std::vector<uint8_t> hub8_, near8_;    // hops[endpoint * nhubs_ + hub], hops to the nearest hub
-  std::vector<uint16_t> hub16_, near16_; // the same when a distance may exceed 255
+  size_t row_ = 0;                       // table entries per endpoint (nhubs_, or rounded up to 16)
+  std::vector<uint16_t> near_;           // hops from every endpoint to its nearest hub
+  std::vector<uint8_t> near_low_;        // near_ >> near_shift_: a lower bound in a byte, read first
+  int near_shift_ = 0;
+  std::vector<uint8_t> off8_;            // hops[endpoint * row_ + hub] - near_[endpoint]
+  std::vector<uint16_t> hub16_;          // hops[endpoint * row_ + hub] when an offset would exceed 254
   std::array<int, kMaxDims> stride_{}, target_{}, back_{};
   // How the ordered search treats a dimension: unwrapped; wrapped without shifting another; shifting an
   // earlier one (its crossing count is chosen up front); shifting a later one (chosen when walked).
