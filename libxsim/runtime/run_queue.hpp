@@ -5,7 +5,10 @@
 // it fills and sorted by rank index once, when it becomes the earliest; its ranks are then taken in
 // order, so the scheduler walks the ranks' memory (Rank records, stacks) sequentially instead of sifting
 // a binary heap of all ranks on every resume. Pops cost O(1) amortised plus one sort per bucket (linear
-// when the bucket was filled in at most two ascending runs, the common case).
+// when the bucket was filled in at most two ascending runs, the common case). Entries pushed into a bucket
+// after it was sorted (the window protocol delivers another process's messages into the bucket whose key
+// it has just looked at; a rank yielding at the time it was resumed at) go to the bucket's `late` min-heap,
+// O(log m) each, and are taken interleaved with the sorted run by index.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -22,9 +25,8 @@ class RunQueue {
   };
 
   bool empty() const { return buckets_.empty(); }
-  // Queues `index` at `key`. Amortised O(1) into a bucket that is not the front one; O(log k) for a new key
-  // (k distinct keys queued); O(n) memmove into the front bucket when it is being taken (rare: a rank that
-  // yields at the very time it was resumed at).
+  // Queues `index` at `key`. Amortised O(1) into a bucket that has not been sorted yet; O(log k) for a new
+  // key (k distinct keys queued); O(log m) into a sorted bucket that already holds m late entries.
   void push(int64_t key, int32_t index, uint32_t gen) {
     auto it = buckets_.find(key);
     if (it == buckets_.end()) {
@@ -39,22 +41,31 @@ class RunQueue {
       b.items.push_back({index, gen});
       return;
     }
-    auto pos = std::upper_bound(b.items.begin() + static_cast<long>(b.next), b.items.end(), index,
-                                [](int32_t i, const Entry& e) { return i < e.index; });
-    b.items.insert(pos, Entry{index, gen});
+    if (b.late.empty() && (b.next == b.items.size() || b.items.back().index <= index)) {
+      b.items.push_back({index, gen});  // after everything left: the sorted run stays sorted
+      return;
+    }
+    b.late.push_back({index, gen});
+    std::push_heap(b.late.begin(), b.late.end(), later_index);
   }
   // The earliest entry (smallest key, then smallest index); the queue must not be empty.
   int64_t top_key() const { return buckets_.begin()->first; }
   const Entry& top() {
     Bucket& b = buckets_.begin()->second;
     if (!b.sorted) sort(b);
-    return b.items[b.next];
+    return take_late(b) ? b.late.front() : b.items[b.next];
   }
   void pop() {
     auto it = buckets_.begin();
     Bucket& b = it->second;
     if (!b.sorted) sort(b);
-    if (++b.next == b.items.size()) {
+    if (take_late(b)) {
+      std::pop_heap(b.late.begin(), b.late.end(), later_index);
+      b.late.pop_back();
+    } else {
+      ++b.next;
+    }
+    if (b.next == b.items.size() && b.late.empty()) {
       b.items.clear();
       if (spare_.size() < kSpareBuckets) spare_.push_back(std::move(b.items));
       buckets_.erase(it);
@@ -65,8 +76,18 @@ class RunQueue {
   struct Bucket {
     std::vector<Entry> items;
     size_t next = 0;      // items before `next` have been taken (only once sorted)
-    bool sorted = false;  // sorted by index, taken from `next` on; pushes then keep the order
+    bool sorted = false;  // sorted by index, taken from `next` on; pushes then go to `late` (or the end)
+    std::vector<Entry> late;  // pushed after sorting, below the end of `items`: a min-heap by index
   };
+  // Heap order for `late`: the smallest index on top (a type, not a function pointer: inlined).
+  struct LaterIndex {
+    bool operator()(const Entry& a, const Entry& c) const { return a.index > c.index; }
+  };
+  static constexpr LaterIndex later_index{};
+  // Whether a sorted bucket's next entry is its late heap's top rather than items[next].
+  static bool take_late(const Bucket& b) {
+    return !b.late.empty() && (b.next == b.items.size() || b.late.front().index < b.items[b.next].index);
+  }
   static constexpr size_t kSpareBuckets = 64;
   static void sort(Bucket& b) {
     auto by_index = [](const Entry& a, const Entry& c) { return a.index < c.index; };

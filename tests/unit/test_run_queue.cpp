@@ -64,6 +64,40 @@ TEST(RunQueue, PushIntoTheBucketBeingTakenKeepsTheOrder) {
   EXPECT_EQ(order, (std::vector<int32_t>{50, 3, 6, 7, 8, 10}));
 }
 
+// The window protocol's case: the front bucket is sorted (the engine looked at its top for the next event
+// time), then another process's messages wake ranks at that same key in random order, some while the
+// bucket is being taken. They must come out by index, interleaved with the sorted run.
+TEST(RunQueue, PushesIntoASortedBucketInRandomOrderComeOutByIndex) {
+  RunQueue q;
+  const int n = 20000;
+  for (int i = 0; i < n; i += 2) q.push(9, i, 0);  // even ranks, queued locally
+  EXPECT_EQ(q.top().index, 0);                      // sorts the bucket
+  std::vector<int32_t> odd;
+  for (int i = 1; i < n; i += 2) odd.push_back(i);
+  std::shuffle(odd.begin(), odd.end(), std::mt19937_64(3));
+  for (size_t k = 0; k < odd.size() / 2; ++k) q.push(9, odd[k], 1);  // before anything is taken
+  std::vector<int32_t> order;
+  for (int k = 0; k < 100; ++k) {
+    order.push_back(q.top().index);
+    q.pop();
+  }
+  for (size_t k = odd.size() / 2; k < odd.size(); ++k)
+    if (odd[k] > order.back()) q.push(9, odd[k], 2);  // while it is taken (only behind what was taken)
+  q.push(9, n + 5, 3);                                 // after the end
+  while (!q.empty()) {
+    ASSERT_EQ(q.top_key(), 9);
+    order.push_back(q.top().index);
+    q.pop();
+  }
+  EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+  EXPECT_EQ(std::adjacent_find(order.begin(), order.end()), order.end()) << "no entry twice";
+  EXPECT_EQ(order.back(), n + 5);
+  // every even rank, every odd rank of the first half, and those of the second half behind the first 100
+  size_t want = static_cast<size_t>(n / 2) + odd.size() / 2 + 1;
+  for (size_t k = odd.size() / 2; k < odd.size(); ++k) want += odd[k] > order[99] ? 1 : 0;
+  EXPECT_EQ(order.size(), want);
+}
+
 TEST(RunQueue, WrappedAscendingRunsAreMerged) {
   RunQueue q;
   const int n = 1000, d = 377;  // rank r wakes (r + d) mod n, in ascending r
