@@ -107,6 +107,14 @@ class TwistedTorus final : public Network {
     if (nhubs_ > 0) {  // large tables miss the cache: load while the paths are searched
       __builtin_prefetch(&near_low_[static_cast<size_t>(src)]);
       __builtin_prefetch(&near_low_[static_cast<size_t>(dst)]);
+      if (row_ > 16 && !off8_.empty()) {  // long rows (3-D): most queries read them, start loading them now
+        const uint8_t* ra = &off8_[static_cast<size_t>(src) * row_];
+        const uint8_t* rb = &off8_[static_cast<size_t>(dst) * row_];
+        for (size_t k = 0; k < row_; k += 64) {
+          __builtin_prefetch(ra + k);
+          __builtin_prefetch(rb + k);
+        }
+      }
     }
     std::array<int, kMaxDims> a, b;
     if (nd_ == 2) {  // one division per endpoint
@@ -223,13 +231,19 @@ class TwistedTorus final : public Network {
     }
   }
 
-  // Small networks (at most kPairTableMaxEndpoints endpoints, every distance below 256) keep the hops of
-  // every pair, one byte each (at most 16 MiB): route() is then one lookup.
-  static constexpr int kPairTableMaxEndpoints = 4096;
+  // Small networks (every distance below 256) keep the hops of every pair, one byte each, where that is
+  // faster than the hub method: up to 1,024 endpoints (1 MiB), and up to 4,096 (16 MiB) for the shapes
+  // whose ordered search is not written out (ordered_hops_2d, _3d) and costs more than a cache miss.
+  static constexpr int kPairTableMaxEndpoints = 1024, kPairTableMaxEndpointsSlowSearch = 4096;
+  bool written_out_search() const {
+    return (nd_ == 2 && kind_[0] == Kind::forward && kind_[1] == Kind::back) ||
+           (nd_ == 3 && kind_[0] == Kind::forward && kind_[1] == Kind::forward && kind_[2] == Kind::back);
+  }
   bool build_pair_table() {
     int64_t bound = 0;
     for (int d = 0; d < nd_; ++d) bound += m_[d] - 1;
-    if (endpoints_ > kPairTableMaxEndpoints || bound > std::numeric_limits<uint8_t>::max()) return false;
+    const int limit = written_out_search() ? kPairTableMaxEndpoints : kPairTableMaxEndpointsSlowSearch;
+    if (endpoints_ > limit || bound > std::numeric_limits<uint8_t>::max()) return false;
     const size_t n = static_cast<size_t>(endpoints_);
     const std::vector<int> adj = adjacency();
     std::vector<int> dist(n), queue(n);
@@ -365,18 +379,20 @@ class TwistedTorus final : public Network {
   // chosen first, the others dimension by dimension, nearest first, while they can still win.
   int ordered_hops(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
     if (nd_ == 2 && kind_[0] == Kind::forward && kind_[1] == Kind::back) return ordered_hops_2d(a, b, best);
+    if (nd_ == 3 && kind_[0] == Kind::forward && kind_[1] == Kind::forward && kind_[2] == Kind::back)
+      return ordered_hops_3d(a, b, best);  // (written_out_search() names these two cases)
     Search st{a, b, {}, {}, best};
     st.rest.fill(0);
     guess_back(st, nback_ - 1, 0);
     return st.best;
   }
   // The same search written out for the common 2-D case (both wraps twisted): dimension 1's crossing
-  // count c1 first (it moves dimension 0's goal), then dimension 0's walks nearest first.
-  // First, without branches, the six candidates that win on every torus that is not much longer in one
-  // dimension than in the other: c1 in {-1, 0, 1}, each with the nearest walk of dimension 0 forwards and
-  // backwards. Every other candidate is at least m0 long (a longer walk of dimension 0) or at least
-  // m1 + min(b1 + 1, m1 - b1) (two or more crossings of dimension 1); if the best of the six is no longer,
-  // it is the answer, else the search below goes on from it.
+  // count c1 first (it moves dimension 0's goal), then dimension 0's walks nearest first. First, without
+  // branches, the six candidates that win on every torus that is not much longer in one dimension than in
+  // the other: c1 in {-1, 0, 1}, each with the nearest walk of dimension 0 forwards and backwards. Every
+  // other candidate is at least m0 long (a longer walk of dimension 0) or at least m1 + min(b1 + 1,
+  // m1 - b1) (two or more crossings of dimension 1); if the best of the six is no longer, it is the
+  // answer, else the search goes on from it.
   int ordered_hops_2d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
     const int m0 = m_[0], m1 = m_[1], j0 = jmod_[0], j1 = jmod_[1];
     const int a0 = a[0], a1 = a[1], b0 = b[0], b1 = b[1];
@@ -422,6 +438,86 @@ class TwistedTorus final : public Network {
           const int s1 = b1 - y1 + c1 * m1;
           const int total = len + (s1 < 0 ? -s1 : s1);
           if (total < best) best = total;
+        }
+      }
+    }
+    return best;
+  }
+
+  // The same search written out for the common 3-D case (degree 1, every wrap twisted: 0 shifts 1, 1
+  // shifts 2, 2 shifts 0): dimension 2's crossing count c2 first (it moves dimension 0's goal), then the
+  // walks of dimension 0 (whose crossings move dimension 1's start) and of dimension 1 (moving dimension
+  // 2's start), nearest first. As in 2-D, the twelve near candidates (c2 in -1..1, the two nearest walks
+  // of dimensions 0 and 1) come first; any other is at least min(m0, m1, m2 + min(b2 + 1, m2 - b2)) long.
+  int ordered_hops_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+    const int m0 = m_[0], m1 = m_[1], m2 = m_[2], j0 = jmod_[0], j1 = jmod_[1], j2 = jmod_[2];
+    const int a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
+    // Hops of dimensions 1 and 2 once dimension 0 has crossed c0 times (c0 in -1..1) and dimension 2
+    // crosses c2 times, over the two nearest walks of dimension 1.
+    auto tail_near = [&](int c0, int c2) {
+      int y1 = a1 + (c0 == 0 ? 0 : c0 > 0 ? j0 : m1 - j0);
+      y1 -= y1 >= m1 ? m1 : 0;
+      const int r1 = y1 <= b1 ? b1 - y1 : b1 - y1 + m1;
+      const int carry1 = y1 + r1 >= m1 ? 1 : 0;
+      int yf = a2 + (carry1 ? j1 : 0), yb = a2 + (carry1 ? 0 : m2 - j1);
+      yf -= yf >= m2 ? m2 : 0;
+      yb -= yb >= m2 ? m2 : 0;
+      const int sf = b2 - yf + c2 * m2, sb = b2 - yb + c2 * m2;
+      const int tf = r1 + (sf < 0 ? -sf : sf), tb = m1 - r1 + (sb < 0 ? -sb : sb);
+      return tf < tb ? tf : tb;
+    };
+    for (int c2 = -1; c2 <= 1; ++c2) {
+      int q0 = b0 - (c2 == 0 ? 0 : c2 > 0 ? j2 : m0 - j2);
+      q0 += q0 < 0 ? m0 : 0;
+      const int r0 = a0 <= q0 ? q0 - a0 : q0 - a0 + m0;
+      const int carry0 = a0 + r0 >= m0 ? 1 : 0;
+      const int tf = r0 + tail_near(carry0, c2), tb = m0 - r0 + tail_near(carry0 - 1, c2);
+      best = tf < best ? tf : best;
+      best = tb < best ? tb : best;
+    }
+    const int two_laps = m2 + (b2 + 1 < m2 - b2 ? b2 + 1 : m2 - b2);
+    if (best <= m0 && best <= m1 && best <= two_laps) return best;
+    for (int k = 0;; ++k) {
+      const int up = k == 0 ? 0 : (k - 1) * m2 + b2 + 1, down = k == 0 ? 0 : (k - 1) * m2 + m2 - b2;
+      if ((up < down ? up : down) >= best) break;
+      for (int sign = (k == 0 ? 1 : -1); sign <= 1; sign += 2) {
+        const int least = sign > 0 ? up : down;
+        if (least >= best) continue;
+        const int c2 = sign * k;
+        int q0 = b0 - shift_of(c2, j2, m0);
+        if (q0 < 0) q0 += m0;
+        const int r0 = a0 <= q0 ? q0 - a0 : q0 - a0 + m0, carry0 = a0 + r0 >= m0 ? 1 : 0;
+        for (int up0 = 0, down0 = -1;;) {  // s0 = r0 + k0*m0, nearest first
+          const int s_up = r0 + up0 * m0, s_down = r0 + down0 * m0;
+          int k0, len0;
+          if (s_up <= -s_down) {
+            k0 = up0++;
+            len0 = s_up;
+          } else {
+            k0 = down0--;
+            len0 = -s_down;
+          }
+          if (len0 + least >= best) break;
+          int y1 = a1 + shift_of(k0 + carry0, j0, m1);
+          if (y1 >= m1) y1 -= m1;
+          const int r1 = y1 <= b1 ? b1 - y1 : b1 - y1 + m1, carry1 = y1 + r1 >= m1 ? 1 : 0;
+          for (int up1 = 0, down1 = -1;;) {  // s1 = r1 + k1*m1, nearest first
+            const int t_up = r1 + up1 * m1, t_down = r1 + down1 * m1;
+            int k1, len1;
+            if (t_up <= -t_down) {
+              k1 = up1++;
+              len1 = t_up;
+            } else {
+              k1 = down1--;
+              len1 = -t_down;
+            }
+            if (len0 + len1 + least >= best) break;
+            int y2 = a2 + shift_of(k1 + carry1, j1, m2);
+            if (y2 >= m2) y2 -= m2;
+            const int s2 = b2 - y2 + c2 * m2;
+            const int total = len0 + len1 + (s2 < 0 ? -s2 : s2);
+            if (total < best) best = total;
+          }
         }
       }
     }
