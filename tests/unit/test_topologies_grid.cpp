@@ -372,6 +372,43 @@ TEST(TopologyTwistedTorus, LargeShapesMatchBfsFromSampledSources) {
   }
 }
 
+// The hub method's table layouts and the written-out searches' fallbacks, against BFS from sampled
+// sources (every destination): a nearest-hub distance above 255 (the byte-wide lower bound is shifted),
+// offsets from the nearest hub above 254 (two-byte rows), and shapes much longer in one dimension than in
+// another, where the near candidates of the 2-D and 3-D searches are not enough and the loops take over.
+TEST(TopologyTwistedTorus, HubTableLayoutsAndSearchFallbacksMatchBfs) {
+  struct Cfg { std::vector<int> dims, wrap; int degree; std::vector<int> jump; int sources; };
+  const Cfg cfgs[] = {
+      {{600, 500}, {1, 1}, 1, {1, 1}, 6},           // nearest hub up to 548 hops away
+      {{600, 3, 3}, {1, 1, 1}, 1, {1, 1, 1}, 8},    // hubs up to 301 hops apart: two-byte rows
+      {{3, 3, 600}, {1, 1, 1}, 1, {1, 2, 1}, 8},
+      {{40, 6, 5}, {1, 1, 1}, 1, {1, 2, 3}, 20},    // 3-D, elongated in each dimension in turn
+      {{6, 40, 5}, {1, 1, 1}, 1, {5, 17, 2}, 20},
+      {{5, 6, 40}, {1, 1, 1}, 1, {-2, 3, 4}, 20},
+      {{13, 11, 7}, {1, 1, 1}, 1, {12, 10, 6}, 20}, // jumps of m - 1 (crossing backwards = +1)
+      {{3, 200}, {1, 1}, 1, {2, 150}, 20},          // 2-D, elongated either way
+      {{200, 3}, {1, 1}, 1, {1, 77}, 20},
+  };
+  for (const Cfg& c : cfgs) {
+    const std::string what = "twisted torus " + vec(c.dims) + " wrap " + vec(c.wrap) + " degree " +
+                             std::to_string(c.degree) + " jump " + vec(c.jump);
+    auto automatic = make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, kLat, kBw);
+    auto hubs = make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, kLat, kBw, TwistedTorusRouting::hubs);
+    const Graph g = twisted_graph(c.dims, c.wrap, c.degree, c.jump);
+    const int n = hubs->endpoints();
+    std::mt19937 rng(11);
+    for (int i = 0; i < c.sources; ++i) {
+      const int s = i == 0 ? 0 : (i == 1 ? n - 1 : static_cast<int>(rng() % static_cast<unsigned>(n)));
+      const std::vector<int> dist = g.bfs(s);
+      for (int t = 0; t < n; ++t) {
+        ASSERT_EQ(hubs->route(s, t).hops, dist[static_cast<size_t>(t)]) << what << ": " << s << " -> " << t;
+        ASSERT_EQ(hubs->route(t, s).hops, dist[static_cast<size_t>(t)]) << what << ": " << t << " -> " << s;
+        ASSERT_EQ(automatic->route(s, t).hops, dist[static_cast<size_t>(t)]) << what << ": " << s << " -> " << t;
+      }
+    }
+  }
+}
+
 TEST(TopologyTwistedTorus, TableOfRoutes) {
   // [4,4], degree 1, jump [1,2]: (3,y) <-> (0,y+1), (x,3) <-> (x+2,0). rank = x + 4y.
   auto net = make_twisted_torus({4, 4}, {1, 1}, 1, {1, 2}, kLat, kBw);
