@@ -21,6 +21,7 @@
 #include "native/abi.hpp"
 
 namespace xsim::native {
+using detail::NamedInfo;
 namespace {
 
 [[noreturn]] void fail(int rc, const char* call) {
@@ -157,18 +158,11 @@ bool contiguous_by_construction(MPI_Datatype t, int depth) {
 }
 
 // Predefined (named) datatypes never change and are never freed, so their size and layout are asked of
-// the native MPI once and remembered; every message asks for them. Derived types are always asked anew
-// (their handles can be freed and reused). Direct-mapped; a collision simply asks the native MPI again.
-struct NamedInfo {
-  MPI_Datatype handle = MPI_DATATYPE_NULL;
-  uint64_t size = 0;
-  bool contiguous = false;
-};
-NamedInfo g_named[256];
-
-const NamedInfo* named_info(MPI_Datatype t) {
-  uint64_t h = handle_bits(t);
-  NamedInfo& slot = g_named[(h ^ (h >> 8) ^ (h >> 16)) & 255];
+// the native MPI once and remembered (detail::g_named, looked up inline by type_facts); every message asks
+// for them. Derived types are always asked anew (their handles can be freed and reused). Direct-mapped; a
+// collision simply asks the native MPI again.
+const detail::NamedInfo* named_info(MPI_Datatype t) {
+  detail::NamedInfo& slot = detail::named_slot(t);
   if (slot.handle == t && t != MPI_DATATYPE_NULL) return &slot;
   int ni = 0, na = 0, nd = 0, combiner = 0;
   check(PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
@@ -181,7 +175,64 @@ const NamedInfo* named_info(MPI_Datatype t) {
   return &slot;
 }
 
+// MPICH 4: count_lo, count_hi_and_cancelled (bit 0: cancelled; the count's high word shifted left by one).
+// Open MPI 4: _cancelled, _ucount (bytes).
+void set_status_direct(MPI_Status* st, uint64_t bytes, bool cancelled) {
+#if defined(XSIM_NATIVE_MPICH)
+  st->count_lo = static_cast<int>(static_cast<uint32_t>(bytes));
+  st->count_hi_and_cancelled = static_cast<int>(static_cast<uint32_t>((bytes >> 32) << 1)) | (cancelled ? 1 : 0);
+#else
+  st->_ucount = static_cast<size_t>(bytes);
+  st->_cancelled = cancelled ? 1 : 0;
+#endif
+}
+
+void set_status_native(MPI_Status* st, uint64_t bytes, bool cancelled) {
+  PMPI_Status_set_elements_x(st, MPI_BYTE, static_cast<MPI_Count>(bytes));
+  PMPI_Status_set_cancelled(st, cancelled ? 1 : 0);
+}
+
+// Whether set_status_direct writes what the native calls write (every byte of the status, and what the
+// native MPI reads back), for a few counts around the 32-bit boundary, cancelled or not.
+bool status_direct_agrees() {
+  const uint64_t counts[] = {0, 1, 7, 65536, 0x7fffffffull, 0x80000000ull, 0xffffffffull, 0x100000000ull,
+                             0x123456789abull};
+  for (uint64_t n : counts)
+    for (bool cancelled : {false, true}) {
+      MPI_Status a, b;
+      std::memset(&a, 0x5a, sizeof a);
+      std::memset(&b, 0x5a, sizeof b);
+      set_status_native(&a, n, cancelled);
+      set_status_direct(&b, n, cancelled);
+      if (std::memcmp(&a, &b, sizeof a) != 0) return false;
+      MPI_Count got = -1;
+      int flag = -1;
+      if (PMPI_Get_elements_x(&b, MPI_BYTE, &got) != MPI_SUCCESS || got != static_cast<MPI_Count>(n)) return false;
+      if (PMPI_Test_cancelled(&b, &flag) != MPI_SUCCESS || (flag != 0) != cancelled) return false;
+    }
+  return true;
+}
+
 }  // namespace
+
+namespace detail {
+NamedInfo g_named[256];
+
+TypeFacts type_facts_slow(MPI_Datatype t) {
+  if (const NamedInfo* n = named_info(t)) return {n->size, n->contiguous};
+  MPI_Count size = 0;
+  check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
+  return {static_cast<uint64_t>(size), false};  // derived: pack/unpack find their layout
+}
+}  // namespace detail
+
+void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
+  static const bool direct = status_direct_agrees();
+  if (direct) [[likely]]
+    set_status_direct(st, bytes, cancelled);
+  else
+    set_status_native(st, bytes, cancelled);
+}
 
 uint64_t type_size(MPI_Datatype t) {
   if (const NamedInfo* n = named_info(t)) return n->size;

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "native/abi.hpp"
+
 namespace xsim::native {
 
 struct MpiError : std::runtime_error {
@@ -19,6 +21,16 @@ struct MpiError : std::runtime_error {
 struct Extent {
   MPI_Aint lb, extent;
 };
+// What a message needs to know of a datatype: the bytes of data in one element, and whether the type is
+// known to be dense (one element's data is `size` bytes at offset 0 with no gaps, so `count` elements are
+// one block of count * size bytes: a memcpy). Predefined types are answered inline from a small
+// direct-mapped cache (they never change); the first look-up of a type, and every look-up of a derived
+// type, asks the native MPI. Derived types always report contiguous = false: pack/unpack find their layout.
+struct TypeFacts {
+  uint64_t size;
+  bool contiguous;
+};
+inline TypeFacts type_facts(MPI_Datatype t);
 uint64_t type_size(MPI_Datatype t);             // bytes of data in one element
 Extent type_extent(MPI_Datatype t);
 Extent type_true_extent(MPI_Datatype t);
@@ -36,5 +48,32 @@ bool op_is_commutative(MPI_Op op);
 // (already shifted by -true_lb); free with free_typed_buffer.
 void* alloc_typed_buffer(int count, MPI_Datatype t, void** raw);
 inline void free_typed_buffer(void* raw) { std::free(raw); }
+
+// Stores a received byte count and the cancelled flag in a status, as MPI_Status_set_elements_x(st, MPI_BYTE,
+// bytes) and MPI_Status_set_cancelled would: written straight into the native MPI's status layout (two
+// native calls per receive otherwise), after a one-time check that the direct write agrees with the native
+// calls (if it ever did not, the native calls are used).
+void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled);
+
+namespace detail {
+struct NamedInfo {
+  MPI_Datatype handle = MPI_DATATYPE_NULL;
+  uint64_t size = 0;
+  bool contiguous = false;
+};
+extern NamedInfo g_named[256];  // direct-mapped cache of predefined types (datatype.cpp)
+inline NamedInfo& named_slot(MPI_Datatype t) {
+  const uint64_t h = handle_bits(t);
+  return g_named[(h ^ (h >> 8) ^ (h >> 16)) & 255];
+}
+TypeFacts type_facts_slow(MPI_Datatype t);
+}  // namespace detail
+
+inline TypeFacts type_facts(MPI_Datatype t) {
+  const detail::NamedInfo& n = detail::named_slot(t);
+  if (n.handle == t && t != MPI_DATATYPE_NULL) [[likely]]
+    return {n.size, n.contiguous};
+  return detail::type_facts_slow(t);
+}
 
 }  // namespace xsim::native

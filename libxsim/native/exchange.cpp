@@ -110,11 +110,6 @@ void allreduce_sum(int64_t* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n,
 void allreduce_max(double* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce"); }
 void allreduce_sum(double* v, int n) { check(PMPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce"); }
 
-void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
-  PMPI_Status_set_elements_x(st, MPI_BYTE, static_cast<MPI_Count>(bytes));
-  PMPI_Status_set_cancelled(st, cancelled ? 1 : 0);
-}
-
 namespace {
 std::atomic<bool> g_aborting{false};
 }

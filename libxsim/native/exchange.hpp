@@ -47,7 +47,5 @@ void allreduce_sum(double* v, int n);
 // True once abort_all has begun: the native MPI's abort may call exit(), which must then end the process,
 // not just the calling virtual rank (startup.cpp's exit() asks this).
 bool aborting();
-// Stores a received byte count and the cancelled flag in a status (the native MPI's status layout).
-void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled);
 
 }  // namespace xsim::native

@@ -77,38 +77,24 @@ Comm& check_comm(MPI_Comm c) {
   return *p;
 }
 
-void check_count(int count) {
-  if (count < 0) fail(MPI_ERR_COUNT, "negative count " + std::to_string(count));
+void check_count_failed(int count) { fail(MPI_ERR_COUNT, "negative count " + std::to_string(count)); }
+
+void check_type_failed() { fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL"); }
+
+void check_buffer_failed(int count) { fail(MPI_ERR_BUFFER, "null buffer with count " + std::to_string(count)); }
+
+void check_pointer_failed(int error_class, const char* what) {
+  fail(error_class, std::string("null pointer for ") + what);
 }
 
-void check_type(MPI_Datatype t) {
-  if (t == MPI_DATATYPE_NULL) fail(MPI_ERR_TYPE, "the datatype is MPI_DATATYPE_NULL");
+void check_tag_failed(int tag, bool recv) {
+  fail(MPI_ERR_TAG, "invalid tag " + std::to_string(tag) +
+                        (recv ? " (must be MPI_ANY_TAG or 0..MPI_TAG_UB)" : " (must be 0..MPI_TAG_UB)"));
 }
 
-void check_buffer(const void* buf, int count) {
-  if (buf == nullptr && count > 0 && buf != MPI_BOTTOM)
-    fail(MPI_ERR_BUFFER, "null buffer with count " + std::to_string(count));
-}
-
-void check_pointer(const void* p, int error_class, const char* what) {
-  if (p == nullptr) fail(error_class, std::string("null pointer for ") + what);
-}
-
-void check_send_tag(int tag) {
-  if (tag < 0 || tag > 0x7fffffff) fail(MPI_ERR_TAG, "invalid tag " + std::to_string(tag) + " (must be 0..MPI_TAG_UB)");
-}
-
-void check_recv_tag(int tag) {
-  if (tag != MPI_ANY_TAG && tag < 0)
-    fail(MPI_ERR_TAG, "invalid tag " + std::to_string(tag) + " (must be MPI_ANY_TAG or 0..MPI_TAG_UB)");
-}
-
-void check_peer(const Comm& c, int peer, bool any_ok) {
-  if (peer == MPI_PROC_NULL) return;
-  if (any_ok && peer == MPI_ANY_SOURCE) return;
-  if (peer < 0 || peer >= c.peer_size())  // on an intercommunicator: a rank of the remote group
-    fail(MPI_ERR_RANK, "invalid rank " + std::to_string(peer) + " (" + describe_comm(c.handle) + " has " +
-                           std::to_string(c.peer_size()) + (c.is_inter ? " ranks in its remote group)" : " ranks)"));
+void check_peer_failed(const Comm& c, int peer) {
+  fail(MPI_ERR_RANK, "invalid rank " + std::to_string(peer) + " (" + describe_comm(c.handle) + " has " +
+                         std::to_string(c.peer_size()) + (c.is_inter ? " ranks in its remote group)" : " ranks)"));
 }
 
 int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current().world); }

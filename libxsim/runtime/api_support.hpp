@@ -65,17 +65,40 @@ int guarded(const char* name, MPI_Comm comm, F&& body) {
   return rc;
 }
 
-// Checks shared by many entry points (each throws MpiErr with a precise message).
+// Checks shared by many entry points (each throws MpiErr with a precise message). The checks every
+// message makes are inline: the test here, the message out of line (`*_failed`, cold).
 Comm& check_comm(MPI_Comm c);
-void check_count(int count);
-void check_type(MPI_Datatype t);
-void check_buffer(const void* buf, int count);
+[[noreturn]] void check_count_failed(int count);
+[[noreturn]] void check_type_failed();
+[[noreturn]] void check_buffer_failed(int count);
+[[noreturn]] void check_pointer_failed(int error_class, const char* what);
+[[noreturn]] void check_tag_failed(int tag, bool recv);
+[[noreturn]] void check_peer_failed(const Comm& c, int peer);
+inline void check_count(int count) {
+  if (count < 0) [[unlikely]] check_count_failed(count);
+}
+inline void check_type(MPI_Datatype t) {
+  if (t == MPI_DATATYPE_NULL) [[unlikely]] check_type_failed();
+}
+inline void check_buffer(const void* buf, int count) {
+  if (buf == nullptr && count > 0 && buf != MPI_BOTTOM) [[unlikely]] check_buffer_failed(count);
+}
 // A pointer argument the call writes to or reads from (a request, an array of n requests, ...).
-void check_pointer(const void* p, int error_class, const char* what);
-void check_send_tag(int tag);
-void check_recv_tag(int tag);
+inline void check_pointer(const void* p, int error_class, const char* what) {
+  if (p == nullptr) [[unlikely]] check_pointer_failed(error_class, what);
+}
+inline void check_send_tag(int tag) {
+  if (tag < 0) [[unlikely]] check_tag_failed(tag, false);  // an int is never above MPI_TAG_UB (INT_MAX)
+}
+inline void check_recv_tag(int tag) {
+  if (tag != MPI_ANY_TAG && tag < 0) [[unlikely]] check_tag_failed(tag, true);
+}
 // Checks a peer rank (allowing MPI_PROC_NULL, and MPI_ANY_SOURCE when `any_ok`).
-void check_peer(const Comm& c, int peer, bool any_ok);
+inline void check_peer(const Comm& c, int peer, bool any_ok) {
+  if (peer >= 0 && peer < c.peer_size()) [[likely]] return;
+  if (peer == MPI_PROC_NULL || (any_ok && peer == MPI_ANY_SOURCE)) return;
+  check_peer_failed(c, peer);  // on an intercommunicator: a rank of the remote group
+}
 int my_rank_in(const Comm& c);
 
 // Request handles as the application sees them.

@@ -439,9 +439,15 @@ SimTime Engine::fifo_arrival(Rank& r, int32_t dst, SimTime t) {
 void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx,
                   int src_in_comm, int sync_req) {
   Rank& r = *current_;
-  uint64_t bytes = count > 0 ? native::type_size(type) * static_cast<uint64_t>(count) : 0;
+  const native::TypeFacts type_facts = native::type_facts(type);  // one look-up per message
+  uint64_t bytes = count > 0 ? type_facts.size * static_cast<uint64_t>(count) : 0;
   Message* m = Message::create(bytes);
-  if (bytes) native::pack(buf, count, type, m->payload());
+  if (bytes) {
+    if (type_facts.contiguous)
+      std::memcpy(m->payload(), buf, bytes);
+    else
+      native::pack(buf, count, type, m->payload());
+  }
   SimTime latency = net_->message_latency(core_of(r.world), core_of(dst), bytes);
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
   m->seq = r.send_seq++;
@@ -593,13 +599,19 @@ void Engine::process_arrivals(Rank& r, SimTime upto) {
 }
 
 void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
-  uint64_t capacity = q.count > 0 ? native::type_size(q.type) * static_cast<uint64_t>(q.count) : 0;
+  const native::TypeFacts type_facts = native::type_facts(q.type);  // one look-up per message
+  uint64_t capacity = q.count > 0 ? type_facts.size * static_cast<uint64_t>(q.count) : 0;
   uint64_t n = m->bytes;
   if (n > capacity) {
     n = capacity;
     q.st_error = MPI_ERR_TRUNCATE;
   }
-  if (n) native::unpack(m->payload(), n, q.buf, q.count, q.type);
+  if (n) {
+    if (type_facts.contiguous)
+      std::memcpy(q.buf, m->payload(), n);
+    else
+      native::unpack(m->payload(), n, q.buf, q.count, q.type);
+  }
   q.st_source = m->src_in_comm;
   q.st_tag = m->tag;
   q.st_bytes = n;

@@ -11,7 +11,6 @@
 #include <boost/context/fiber.hpp>
 #include <cstdint>
 #include <algorithm>
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -93,6 +92,24 @@ struct Request {
   MPI_Comm comm = MPI_COMM_NULL;  // Persistent / Coll: the communicator (for errors and reports)
   Message* msg = nullptr;    // Matched: the message, already removed from the unexpected queue
   void* state = nullptr;     // Coll: the API layer's progress state
+};
+
+// The engine's requests by id: chunks of 256 that never move, so a Request& stays valid while the table
+// grows (as a deque's would), with an index that is one shift and one mask (a deque's is not).
+class RequestTable {
+ public:
+  Request& operator[](size_t id) { return chunks_[id >> kShift][id & kMask]; }
+  const Request& operator[](size_t id) const { return chunks_[id >> kShift][id & kMask]; }
+  size_t size() const { return size_; }
+  Request& emplace_back() {
+    if ((size_ & kMask) == 0) chunks_.push_back(std::make_unique<Request[]>(kMask + 1));
+    return (*this)[size_++];
+  }
+
+ private:
+  static constexpr size_t kShift = 8, kMask = (size_t{1} << kShift) - 1;
+  std::vector<std::unique_ptr<Request[]>> chunks_;
+  size_t size_ = 0;
 };
 
 // What a blocked rank waits for (for the deadlock report).
@@ -352,7 +369,7 @@ class Engine {
   SimTime window_end_ = SimTime::infinity();
   SimTime lookahead_ = SimTime::infinity();
   SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
-  std::deque<Request> requests_;
+  RequestTable requests_;
   std::vector<int32_t> free_requests_;
   std::unique_ptr<native::Exchange> exchange_;
   ProgressHook progress_hook_ = nullptr;
