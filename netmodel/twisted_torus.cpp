@@ -255,12 +255,13 @@ class TwistedTorus final : public Network {
     return true;
   }
 
-  // Finds the hubs and runs a breadth-first search from each. Keeps, per endpoint, the hops to its
-  // nearest hub (near_) and a row with the hops to every hub: as offsets from near_ in one byte each
-  // (off8_, rows of whole 16-byte blocks padded with 255) when every offset is below 255 (an offset is at
-  // most the largest distance between two hubs), else as absolute hops in two bytes (hub16_). Returns
-  // false (and keeps nothing) when that would exceed kHubTableMaxBytes; route() then falls back to the
-  // path family.
+  // Finds the hubs and runs a breadth-first search from each. Keeps, per endpoint, a byte-wide lower
+  // bound of the hops to its nearest hub (near_low_ << near_shift_) and a row with the hops to every hub:
+  // as offsets from that bound in one byte each (off8_: rows of 8 bytes for up to 8 hubs, else of whole
+  // 16-byte blocks, padded with 255) when every offset is below 255 (an offset is at most the largest
+  // distance between two hubs plus 2^near_shift_ - 1), else as absolute hops in two bytes (hub16_).
+  // Returns false (and keeps nothing) when that would exceed kHubTableMaxBytes; route() then falls back
+  // to the path family.
   bool build_hub_tables() {
     const int64_t n = endpoints_;
     int64_t bound = 0;  // every distance is at most the mesh distance
@@ -278,8 +279,8 @@ class TwistedTorus final : public Network {
       if (edge && is_hub(node)) hubs.push_back(node);
     }
     const int64_t h = static_cast<int64_t>(hubs.size());
-    const int64_t row8 = (h + 15) / 16 * 16;
-    if ((row8 + 3) * n > kHubTableMaxBytes) return false;
+    const int64_t row8 = h <= 8 ? 8 : (h + 15) / 16 * 16;
+    if ((row8 + 1) * n > kHubTableMaxBytes) return false;
     nhubs_ = static_cast<int>(h);
     if (h == 0) return true;
     // Hops from every hub to every endpoint, hub by hub.
@@ -293,33 +294,33 @@ class TwistedTorus final : public Network {
           all[static_cast<size_t>(k * n + node)] = static_cast<uint16_t>(dist[static_cast<size_t>(node)]);
       }
     }
-    near_.assign(static_cast<size_t>(n), std::numeric_limits<uint16_t>::max());
+    std::vector<uint16_t> near(static_cast<size_t>(n), std::numeric_limits<uint16_t>::max());
     for (int64_t k = 0; k < h; ++k)
       for (int64_t node = 0; node < n; ++node) {
-        uint16_t& v = near_[static_cast<size_t>(node)];
+        uint16_t& v = near[static_cast<size_t>(node)];
         v = std::min(v, all[static_cast<size_t>(k * n + node)]);
       }
-    const int far = *std::max_element(near_.begin(), near_.end());
+    const int far = *std::max_element(near.begin(), near.end());
     near_shift_ = 0;
     while ((far >> near_shift_) > std::numeric_limits<uint8_t>::max()) ++near_shift_;
     near_low_.resize(static_cast<size_t>(n));
     for (int64_t node = 0; node < n; ++node)
-      near_low_[static_cast<size_t>(node)] = static_cast<uint8_t>(near_[static_cast<size_t>(node)] >> near_shift_);
-    int spread = 0;  // largest offset from the nearest hub
+      near_low_[static_cast<size_t>(node)] = static_cast<uint8_t>(near[static_cast<size_t>(node)] >> near_shift_);
+    auto base_of = [&](int64_t node) { return int{near_low_[static_cast<size_t>(node)]} << near_shift_; };
+    int spread = 0;  // largest offset from the base
     for (int64_t k = 0; k < h; ++k)
       for (int64_t node = 0; node < n; ++node)
-        spread = std::max(spread, int{all[static_cast<size_t>(k * n + node)]} - int{near_[static_cast<size_t>(node)]});
+        spread = std::max(spread, int{all[static_cast<size_t>(k * n + node)]} - base_of(node));
     if (spread < std::numeric_limits<uint8_t>::max()) {
       row_ = static_cast<size_t>(row8);
       off8_.assign(static_cast<size_t>(row8 * n), std::numeric_limits<uint8_t>::max());
       for (int64_t k = 0; k < h; ++k)
         for (int64_t node = 0; node < n; ++node)
           off8_[static_cast<size_t>(node * row8 + k)] =
-              static_cast<uint8_t>(all[static_cast<size_t>(k * n + node)] - near_[static_cast<size_t>(node)]);
+              static_cast<uint8_t>(int{all[static_cast<size_t>(k * n + node)]} - base_of(node));
     } else {
-      if ((2 * h + 3) * n > kHubTableMaxBytes) {
+      if ((2 * h + 1) * n > kHubTableMaxBytes) {
         nhubs_ = 0;
-        near_.clear();
         near_low_.clear();
         return false;
       }
@@ -334,20 +335,25 @@ class TwistedTorus final : public Network {
 
   // min over hubs of hops(src, hub) + hops(hub, dst), or `best` if that is not smaller.
   int via_hubs(int src, int dst, int best) const {
-    const int low = (int{near_low_[static_cast<size_t>(src)]} + int{near_low_[static_cast<size_t>(dst)]})
-                    << near_shift_;
-    if (low >= best) return best;  // most queries end here, having read one byte per endpoint
-    const int base = int{near_[static_cast<size_t>(src)]} + int{near_[static_cast<size_t>(dst)]};
-    if (base >= best) return best;
+    const int base = (int{near_low_[static_cast<size_t>(src)]} + int{near_low_[static_cast<size_t>(dst)]})
+                     << near_shift_;
+    if (base >= best) return best;  // most queries end here, having read one byte per endpoint
     if (!off8_.empty()) {
       const uint8_t* ra = &off8_[static_cast<size_t>(src) * row_];
       const uint8_t* rb = &off8_[static_cast<size_t>(dst) * row_];
       int m = 255;
 #if defined(__SSE2__)
-      __m128i low = _mm_set1_epi8(-1);  // 16 saturating sums at a time
-      for (size_t k = 0; k < row_; k += 16)
-        low = _mm_min_epu8(low, _mm_adds_epu8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ra + k)),
-                                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(rb + k))));
+      __m128i low;  // 16 saturating sums at a time
+      if (row_ == 8) {
+        low = _mm_adds_epu8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(ra)),
+                            _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rb)));
+        low = _mm_or_si128(low, _mm_set_epi32(-1, -1, 0, 0));  // the upper 8 lanes were not loaded
+      } else {
+        low = _mm_set1_epi8(-1);
+        for (size_t k = 0; k < row_; k += 16)
+          low = _mm_min_epu8(low, _mm_adds_epu8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ra + k)),
+                                                _mm_loadu_si128(reinterpret_cast<const __m128i*>(rb + k))));
+      }
       low = _mm_min_epu8(low, _mm_srli_si128(low, 8));
       low = _mm_min_epu8(low, _mm_srli_si128(low, 4));
       low = _mm_min_epu8(low, _mm_srli_si128(low, 2));
@@ -696,11 +702,12 @@ class TwistedTorus final : public Network {
   bool exact_ = false;                   // pair or hub tables built: route() is the exact shortest path
   std::vector<uint8_t> pairs_;           // hops[src * endpoints_ + dst] (small networks)
   int nhubs_ = 0;
-  size_t row_ = 0;                       // table entries per endpoint (nhubs_, or rounded up to 16)
-  std::vector<uint16_t> near_;           // hops from every endpoint to its nearest hub
-  std::vector<uint8_t> near_low_;        // near_ >> near_shift_: a lower bound in a byte, read first
+  size_t row_ = 0;                       // table entries per endpoint (nhubs_; 8 or a multiple of 16 in off8_)
+  // Per endpoint: (hops to the nearest hub) >> near_shift_, so that it fits in a byte; near_low_ <<
+  // near_shift_ is a lower bound of those hops and the base of the row's offsets.
+  std::vector<uint8_t> near_low_;
   int near_shift_ = 0;
-  std::vector<uint8_t> off8_;            // hops[endpoint * row_ + hub] - near_[endpoint]
+  std::vector<uint8_t> off8_;            // hops[endpoint * row_ + hub] - (near_low_[endpoint] << near_shift_)
   std::vector<uint16_t> hub16_;          // hops[endpoint * row_ + hub] when an offset would exceed 254
   std::array<int, kMaxDims> stride_{}, target_{}, back_{};
   // How the ordered search treats a dimension: unwrapped; wrapped without shifting another; shifting an
