@@ -5,12 +5,16 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -25,72 +29,105 @@ void check(int rc, const char* what) {
     throw std::runtime_error(std::string("native ") + what + " failed: " + msg);
   }
 }
-// bytes for the destination, sender's next event, unfinished ranks, messages sent, bytes the sender sends in all
-constexpr int kRow = 5;
+// The header of every exchange message: the sender's next event time, its unfinished ranks, its messages
+// sent so far, and the window's number (a check that both sides are at the same window).
+constexpr int kHeaderWords = 4;
+constexpr size_t kHeader = kHeaderWords * sizeof(int64_t);
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+#if !XSIM_NATIVE_HAS_LARGE_COUNT
+// An MPI-3 native MPI (Open MPI 4) has int counts only: one exchange message up to 2 GiB.
+int int_count(size_t n) {
+  if (n > static_cast<size_t>(INT_MAX))
+    throw std::runtime_error("more than 2 GiB of messages from one native process to another in one window (the "
+                             "native MPI has no large-count calls; use MPICH or more native processes)");
+  return static_cast<int>(n);
+}
+#endif
 }  // namespace
 
+void Outbox::grow(size_t n) {
+  if (n > std::numeric_limits<size_t>::max() / 2 - size_) throw std::bad_alloc();
+  size_t cap = std::max({capacity_ * 2, size_ + n, size_t{4096}});
+  std::unique_ptr<char[]> bigger(new char[cap]);  // uninitialised: every byte is written before it is sent
+  if (size_) std::memcpy(bigger.get(), buf_.get(), size_);
+  buf_ = std::move(bigger);
+  capacity_ = cap;
+}
+
 Exchange::Exchange(int nprocs)
-    : nprocs_(nprocs), out_(static_cast<size_t>(nprocs)), rows_out_(static_cast<size_t>(nprocs) * kRow),
-      rows_in_(static_cast<size_t>(nprocs) * kRow), scounts_(static_cast<size_t>(nprocs)),
-      sdispls_(static_cast<size_t>(nprocs)), rcounts_(static_cast<size_t>(nprocs)),
-      rdispls_(static_cast<size_t>(nprocs)) {}
+    : nprocs_(nprocs), out_(static_cast<size_t>(nprocs)), in_(static_cast<size_t>(nprocs)),
+      sends_(static_cast<size_t>(nprocs), MPI_REQUEST_NULL) {
+  check(PMPI_Comm_rank(MPI_COMM_WORLD, &me_), "MPI_Comm_rank");
+  // A communicator of its own: the exchange's messages never meet anything else xsim sends natively.
+  check(PMPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+  for (Outbox& o : out_) o.append(kHeader);
+}
+
+Exchange::~Exchange() {
+  if (comm_ != MPI_COMM_NULL && !aborting()) PMPI_Comm_free(&comm_);
+}
 
 Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, int64_t messages,
-                                    std::vector<char>& inbox) {
-  size_t total = 0;
+                                    std::vector<std::pair<const char*, size_t>>& received) {
+  const int64_t t0 = monotonic_ns();
+  const int tag = static_cast<int>(window_ & 1);
+  const int64_t header[kHeaderWords] = {local_next_ps, unfinished, messages, static_cast<int64_t>(window_)};
   for (int p = 0; p < nprocs_; ++p) {
-    size_t n = out_[static_cast<size_t>(p)].size();
-    rows_out_[static_cast<size_t>(p) * kRow + 0] = static_cast<int64_t>(n);
-    rows_out_[static_cast<size_t>(p) * kRow + 1] = local_next_ps;
-    rows_out_[static_cast<size_t>(p) * kRow + 2] = unfinished;
-    rows_out_[static_cast<size_t>(p) * kRow + 3] = messages;
-    sdispls_[static_cast<size_t>(p)] = static_cast<MPI_Aint>(total);
-    scounts_[static_cast<size_t>(p)] = static_cast<MPI_Count>(n);
-    total += n;
-  }
-  for (int p = 0; p < nprocs_; ++p) rows_out_[static_cast<size_t>(p) * kRow + 4] = static_cast<int64_t>(total);
-  check(PMPI_Alltoall(rows_out_.data(), kRow, MPI_INT64_T, rows_in_.data(), kRow, MPI_INT64_T, MPI_COMM_WORLD),
-        "MPI_Alltoall");
-  Result r{std::numeric_limits<int64_t>::max(), 0, 0};
-  size_t rtotal = 0;
-  bool any_bytes = false;  // anywhere: the payload exchange is collective, every process joins it or none
-  for (int p = 0; p < nprocs_; ++p) {
-    const int64_t* row = &rows_in_[static_cast<size_t>(p) * kRow];
-    rcounts_[static_cast<size_t>(p)] = static_cast<MPI_Count>(row[0]);
-    rdispls_[static_cast<size_t>(p)] = static_cast<MPI_Aint>(rtotal);
-    rtotal += static_cast<size_t>(row[0]);
-    if (row[1] < r.next_event_ps) r.next_event_ps = row[1];
-    r.unfinished += row[2];
-    r.messages += row[3];
-    any_bytes = any_bytes || row[4] > 0;
-  }
-  if (any_bytes) {
-    sendbuf_.resize(total);
-    for (int p = 0; p < nprocs_; ++p) {
-      auto& o = out_[static_cast<size_t>(p)];
-      if (!o.empty()) std::memcpy(sendbuf_.data() + sdispls_[static_cast<size_t>(p)], o.data(), o.size());
-    }
-    inbox.resize(rtotal);
+    if (p == me_) continue;
+    Outbox& o = out_[static_cast<size_t>(p)];
+    std::memcpy(o.data(), header, kHeader);
 #if XSIM_NATIVE_HAS_LARGE_COUNT
-    // Large counts: a window may carry more than 2 GiB (messages of any size, many of them).
-    check(PMPI_Alltoallv_c(sendbuf_.data(), scounts_.data(), sdispls_.data(), MPI_BYTE, inbox.data(),
-                           rcounts_.data(), rdispls_.data(), MPI_BYTE, MPI_COMM_WORLD),
-          "MPI_Alltoallv_c");
+    check(PMPI_Isend_c(o.data(), static_cast<MPI_Count>(o.size()), MPI_BYTE, p, tag, comm_, &sends_[static_cast<size_t>(p)]),
+          "MPI_Isend_c");
 #else
-    // An MPI-3 native MPI (Open MPI 4) has int counts and displacements only: up to 2 GiB per window.
-    if (total > static_cast<size_t>(INT_MAX) || rtotal > static_cast<size_t>(INT_MAX))
-      throw std::runtime_error("more than 2 GiB of messages for one native process in one window (the native "
-                               "MPI has no large-count MPI_Alltoallv_c; use MPICH or more native processes)");
-    std::vector<int> sc(scounts_.begin(), scounts_.end()), sd(sdispls_.begin(), sdispls_.end());
-    std::vector<int> rc(rcounts_.begin(), rcounts_.end()), rd(rdispls_.begin(), rdispls_.end());
-    check(PMPI_Alltoallv(sendbuf_.data(), sc.data(), sd.data(), MPI_BYTE, inbox.data(), rc.data(), rd.data(),
-                         MPI_BYTE, MPI_COMM_WORLD),
-          "MPI_Alltoallv");
+    check(PMPI_Isend(o.data(), int_count(o.size()), MPI_BYTE, p, tag, comm_, &sends_[static_cast<size_t>(p)]),
+          "MPI_Isend");
 #endif
-  } else {
-    inbox.clear();
+    ++native_messages_;
+    bytes_sent_ += o.size();
   }
-  for (auto& o : out_) o.clear();
+  Result r{local_next_ps, unfinished, messages};
+  received.clear();
+  for (int k = 1; k < nprocs_; ++k) {  // whoever is ready first
+    MPI_Message msg;
+    MPI_Status st;
+    check(PMPI_Mprobe(MPI_ANY_SOURCE, tag, comm_, &msg, &st), "MPI_Mprobe");
+    MPI_Count n = 0;
+    check(PMPI_Get_elements_x(&st, MPI_BYTE, &n), "MPI_Get_elements_x");
+    const int src = st.MPI_SOURCE;
+    Outbox& in = in_[static_cast<size_t>(src)];
+    in.truncate(0);
+    char* buf = in.append(static_cast<size_t>(n));
+#if XSIM_NATIVE_HAS_LARGE_COUNT
+    check(PMPI_Mrecv_c(buf, n, MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv_c");
+#else
+    check(PMPI_Mrecv(buf, int_count(static_cast<size_t>(n)), MPI_BYTE, &msg, MPI_STATUS_IGNORE), "MPI_Mrecv");
+#endif
+    int64_t h[kHeaderWords];
+    if (static_cast<size_t>(n) < kHeader) throw std::runtime_error("window exchange: a message without its header");
+    std::memcpy(h, buf, kHeader);
+    if (h[3] != static_cast<int64_t>(window_))
+      throw std::runtime_error("window exchange: native process " + std::to_string(src) + " sent window " +
+                               std::to_string(h[3]) + " while this one is at window " + std::to_string(window_));
+    r.next_event_ps = std::min(r.next_event_ps, h[0]);
+    r.unfinished += h[1];
+    r.messages += h[2];
+  }
+  // By source: the order the messages are delivered in must not depend on which process was ready first.
+  for (int p = 0; p < nprocs_; ++p) {
+    Outbox& in = in_[static_cast<size_t>(p)];
+    if (p != me_ && in.size() > kHeader) received.emplace_back(in.data() + kHeader, in.size() - kHeader);
+  }
+  check(PMPI_Waitall(nprocs_, sends_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  for (Outbox& o : out_) o.truncate(kHeader);
+  ++window_;
+  native_ns_ += monotonic_ns() - t0;
   return r;
 }
 

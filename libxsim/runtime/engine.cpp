@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -489,10 +490,7 @@ void Engine::route(Message* m) {
     deliver_local(m);
     return;
   }
-  std::vector<char>& out = exchange_->outbox(p);
-  size_t at = out.size();
-  out.resize(at + sizeof(Message) + m->bytes);
-  std::memcpy(out.data() + at, m, sizeof(Message) + m->bytes);
+  std::memcpy(exchange_->append(p, sizeof(Message) + m->bytes), m, sizeof(Message) + m->bytes);
   if (m->t_arrive < out_min_) out_min_ = m->t_arrive;
   Message::destroy(m);
 }
@@ -817,7 +815,7 @@ int Engine::run() {
     unfinished_total = unfinished_local_;
   } else {
     SimTime w = SimTime::zero();
-    std::vector<char> inbox;
+    std::vector<std::pair<const char*, size_t>> received;  // packed messages, one span per sending process
     for (;;) {
       SimTime end = (SimTime::infinity() - w) > lookahead_ ? w + lookahead_ : SimTime::infinity();
       run_window(end);
@@ -825,14 +823,16 @@ int Engine::run() {
       SimTime next = min(local_next_key(), out_min_);
       out_min_ = SimTime::infinity();
       native::Exchange::Result res =
-          exchange_->exchange(next.ps(), unfinished_local_, static_cast<int64_t>(messages_sent_), inbox);
-      for (size_t at = 0; at < inbox.size();) {
-        Message hdr;
-        std::memcpy(&hdr, inbox.data() + at, sizeof(Message));
-        Message* m = Message::create(hdr.bytes);
-        std::memcpy(m, inbox.data() + at, sizeof(Message) + hdr.bytes);
-        at += sizeof(Message) + hdr.bytes;
-        deliver_local(m);
+          exchange_->exchange(next.ps(), unfinished_local_, static_cast<int64_t>(messages_sent_), received);
+      for (auto [data, n] : received) {
+        for (size_t at = 0; at < n;) {
+          uint64_t bytes;
+          std::memcpy(&bytes, data + at + offsetof(Message, bytes), sizeof bytes);
+          Message* m = Message::create(bytes);
+          std::memcpy(m, data + at, sizeof(Message) + bytes);
+          at += sizeof(Message) + bytes;
+          deliver_local(m);
+        }
       }
       unfinished_total = res.unfinished;
       if (progress_) [[unlikely]] progress_->on_window(SimTime::from_ps(res.next_event_ps), res.unfinished, res.messages);

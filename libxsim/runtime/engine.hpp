@@ -390,6 +390,7 @@ class Engine {
   // read by the report
   const std::vector<Rank>& ranks() const { return ranks_; }
   uint64_t windows() const { return windows_; }
+  const native::Exchange* exchange() const { return exchange_.get(); }  // null with one native process
   double wall_start() const { return wall_start_; }
 };
 
