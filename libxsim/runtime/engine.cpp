@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <new>
 
+#include "copy_bytes.hpp"
 #include "native/datatype.hpp"
 #include "xsim/netmodel/hierarchy.hpp"
 #include "native/exchange.hpp"
@@ -445,7 +446,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   Message* m = Message::create(bytes);
   if (bytes) {
     if (type_facts.contiguous)
-      std::memcpy(m->payload(), buf, bytes);
+      copy_bytes(m->payload(), buf, bytes);
     else
       native::pack(buf, count, type, m->payload());
   }
@@ -606,7 +607,7 @@ void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
   }
   if (n) {
     if (type_facts.contiguous)
-      std::memcpy(q.buf, m->payload(), n);
+      copy_bytes(q.buf, m->payload(), n);
     else
       native::unpack(m->payload(), n, q.buf, q.count, q.type);
   }

@@ -27,16 +27,22 @@ class RunQueue {
   bool empty() const { return buckets_.empty(); }
   // Queues `index` at `key`. Amortised O(1) into a bucket that has not been sorted yet; O(log k) for a new
   // key (k distinct keys queued); O(log m) into a sorted bucket that already holds m late entries.
+  // Consecutive pushes usually share their key (the ranks of one round yield or block to the same
+  // time): the last bucket pushed into is remembered, and found again without a tree search.
   void push(int64_t key, int32_t index, uint32_t gen) {
-    auto it = buckets_.find(key);
-    if (it == buckets_.end()) {
-      it = buckets_.emplace_hint(buckets_.lower_bound(key), key, Bucket{});
-      if (!spare_.empty()) {
-        it->second.items = std::move(spare_.back());
-        spare_.pop_back();
+    if (!last_ || last_key_ != key) {
+      auto it = buckets_.find(key);
+      if (it == buckets_.end()) {
+        it = buckets_.emplace_hint(buckets_.lower_bound(key), key, Bucket{});
+        if (!spare_.empty()) {
+          it->second.items = std::move(spare_.back());
+          spare_.pop_back();
+        }
       }
+      last_ = &it->second;
+      last_key_ = key;
     }
-    Bucket& b = it->second;
+    Bucket& b = *last_;
     if (!b.sorted) {
       b.items.push_back({index, gen});
       return;
@@ -68,6 +74,7 @@ class RunQueue {
     if (b.next == b.items.size() && b.late.empty()) {
       b.items.clear();
       if (spare_.size() < kSpareBuckets) spare_.push_back(std::move(b.items));
+      if (last_ == &b) last_ = nullptr;
       buckets_.erase(it);
     }
   }
@@ -106,6 +113,8 @@ class RunQueue {
   }
   std::map<int64_t, Bucket> buckets_;
   std::vector<std::vector<Entry>> spare_;  // emptied buckets' storage, reused by new keys
+  Bucket* last_ = nullptr;                 // the bucket of the last push (map nodes never move), or null
+  int64_t last_key_ = 0;
 };
 
 }  // namespace xsim

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -83,14 +84,35 @@ void StackPool::write_canary(size_t i) {
 }
 
 void StackPool::release(size_t i) {
-  // Only whole pages of this stack: without guard pages its first and last pages are shared with the
-  // neighbours' stack top and canary.
-  auto lo = reinterpret_cast<uintptr_t>(origin_ + i * slot_ + guard_);
-  auto hi = reinterpret_cast<uintptr_t>(top(i));
+  asan_unpoison(origin_ + i * slot_ + guard_, usable_size());  // frames of a rank that ended through exit()
+  ended_.push_back(i);
+  if (ended_.size() >= kReleaseBatch) flush_released();
+}
+
+void StackPool::flush_released() {
+  std::sort(ended_.begin(), ended_.end());
+  for (size_t k = 0; k < ended_.size();) {
+    size_t j = k;
+    // Without guard pages, consecutive ended stacks are one run of memory; guard pages are mappings of
+    // their own, so each guarded stack is released alone.
+    while (!guard_ && j + 1 < ended_.size() && ended_[j + 1] == ended_[j] + 1) ++j;
+    release_range(ended_[k], ended_[j]);
+    k = j + 1;
+  }
+  ended_.clear();
+}
+
+void StackPool::release_range(size_t first, size_t last) {
+  // Only whole pages of these stacks: without guard pages the first page is shared with the stack below
+  // (its top) and the last one with the stack above (its canary).
+  auto lo = reinterpret_cast<uintptr_t>(origin_ + first * slot_ + guard_);
+  auto hi = reinterpret_cast<uintptr_t>(top(last));
   lo = (lo + page_ - 1) / page_ * page_;
   hi = hi / page_ * page_;
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
-  asan_unpoison(origin_ + i * slot_ + guard_, usable_size());  // frames of a rank that ended through exit()
+  if (hi > lo) {
+    madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+    ++release_calls_;
+  }
 }
 
 long StackPool::slot_of(const void* addr) const {

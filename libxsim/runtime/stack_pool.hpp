@@ -5,11 +5,15 @@
 // Without guard pages, the slots start 64 bytes below a page boundary, so that each stack's canary shares
 // a page with the top of the stack below it (a rank then commits one page fewer, and checking the canary
 // of a rank resumed right after its neighbour touches a page already in the TLB).
-// Released stacks return their pages to the system (MADV_DONTNEED). Single-threaded use only. The stacks are
+// Released stacks return their pages to the system (MADV_DONTNEED) in batches: a stack that ends is noted,
+// and every kReleaseBatch notes the pages of each run of consecutive ended stacks go back in one system
+// call (without guard pages this also frees the pages a stack shares with an ended neighbour, which a
+// release of one stack must keep). Single-threaded use only. The stacks are
 // executable when the executable asks for an executable stack (PT_GNU_STACK: gfortran's trampolines).
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace xsim {
 
@@ -32,8 +36,11 @@ class StackPool {
     const uint64_t* c = canary(i);
     return c[0] == kCanary && c[1] == kCanary;
   }
-  // Returns the stack's pages to the system (its content is lost).
+  // The stack's rank has ended: its pages go back to the system (its content is lost) with the next batch.
   void release(size_t i);
+  // Releases the pending batch now.
+  void flush_released();
+  uint64_t release_calls() const { return release_calls_; }  // madvise calls so far
   // If `addr` lies in stack i's guard page or canary zone, returns i; else -1.
   long overflow_slot(const void* addr) const;
   // If `addr` lies anywhere in stack i (guard included), returns i; else -1.
@@ -42,10 +49,14 @@ class StackPool {
  private:
   static constexpr uint64_t kCanary = 0x5853494d43414e59ull;  // "XSIMCANY"
   static constexpr size_t kCanaryZone = 64;
+  static constexpr size_t kReleaseBatch = 256;  // stacks; at most this many ended stacks keep their pages
+  void release_range(size_t first, size_t last);  // stacks first..last, all ended
   uint64_t* canary(size_t i) const { return reinterpret_cast<uint64_t*>(origin_ + i * slot_ + guard_); }
   char* base_ = nullptr;    // the mapping
   char* origin_ = nullptr;  // slot 0 (base_, or 64 bytes below base_'s second page without guard pages)
   size_t count_ = 0, slot_ = 0, guard_ = 0, bytes_ = 0, page_ = 0;
+  std::vector<size_t> ended_;  // stacks released since the last batch
+  uint64_t release_calls_ = 0;
 };
 
 }  // namespace xsim

@@ -48,6 +48,25 @@ TEST(RunQueue, TakesEntriesByKeyThenIndex) {
   EXPECT_EQ(got, want);
 }
 
+// push() remembers the last bucket it used: once that bucket has been emptied (and erased), a push with
+// the same key must make a new bucket, not write into the freed one; keys alternating with it must not
+// land in it.
+TEST(RunQueue, KeyOfAnEmptiedBucketIsUsableAgain) {
+  RunQueue q;
+  for (int round = 0; round < 3; ++round) {
+    q.push(5, 2, 0);
+    q.push(5, 1, 0);
+    q.push(4, 9, 0);
+    q.push(5, 3, 0);
+    std::vector<std::pair<int64_t, int32_t>> got;
+    while (!q.empty()) {
+      got.emplace_back(q.top_key(), q.top().index);
+      q.pop();
+    }
+    EXPECT_EQ(got, (std::vector<std::pair<int64_t, int32_t>>{{4, 9}, {5, 1}, {5, 2}, {5, 3}})) << "round " << round;
+  }
+}
+
 TEST(RunQueue, PushIntoTheBucketBeingTakenKeepsTheOrder) {
   RunQueue q;
   for (int i : {10, 2, 6, 8}) q.push(1, i, 0);
@@ -163,9 +182,32 @@ TEST(StackPoolLayout, WithoutGuardPagesTheCanarySharesAPageWithTheStackBelow) {
   char* top2 = static_cast<char*>(pool.top(2));
   std::memset(top2 - 256, 0x33, 256);
   pool.release(2);
+  pool.flush_released();
   EXPECT_TRUE(pool.canary_intact(2));  // on the page shared with stack 1's top
   EXPECT_TRUE(pool.canary_intact(3));  // on the page shared with stack 2's top
   EXPECT_EQ(top1[-1], 0x5a);
   EXPECT_EQ(top1[-256], 0x5a);
   EXPECT_EQ(pool.slot_of(nullptr), -1);
+}
+
+// Ended stacks go back to the system in batches: one madvise per run of consecutive ended stacks, which
+// then also frees the pages two ended neighbours share; the stacks around the run keep everything.
+TEST(StackPoolLayout, EndedStacksAreReleasedInBatchesOfRuns) {
+  const size_t n = 40000, first = 10, batch = 256;
+  xsim::StackPool pool(n, 16 * 1024);
+  for (size_t i = first - 1; i <= first + batch; ++i) {
+    char* top = static_cast<char*>(pool.top(i));
+    std::memset(top - 128, 0x5a, 128);
+    pool.write_canary(i);
+  }
+  for (size_t i = first; i < first + batch - 1; ++i) pool.release(i);
+  EXPECT_EQ(pool.release_calls(), 0u) << "nothing is released before the batch is full";
+  EXPECT_EQ(static_cast<char*>(pool.top(first + 100))[-1], 0x5a);
+  pool.release(first + batch - 1);  // the batch is full: one run, one call (or one per stack with guard pages)
+  EXPECT_EQ(pool.release_calls(), pool.has_guard_pages() ? batch : 1u);
+  EXPECT_EQ(static_cast<char*>(pool.top(first + 100))[-1], 0) << "an ended stack's top page is freed";
+  EXPECT_EQ(static_cast<char*>(pool.top(first - 1))[-1], 0x5a) << "the stack below the run keeps its top";
+  EXPECT_TRUE(pool.canary_intact(first + batch)) << "the stack above the run keeps its canary";
+  EXPECT_EQ(static_cast<char*>(pool.top(first + batch))[-128], 0x5a);
+  if (!pool.has_guard_pages()) EXPECT_TRUE(pool.canary_intact(first)) << "on the page of the top of the stack below";
 }
