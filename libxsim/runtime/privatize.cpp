@@ -262,6 +262,62 @@ InitFunctions executable_init_functions() {
 
 // ----------------------------------------------------------------------------------------------------
 
+bool holds_program_variables(const RegionSpec& spec) {
+  if (spec.tls || spec.object != "executable") return true;
+  std::vector<LoadedObject> objs = loaded_objects();
+  if (objs.empty()) return true;
+  const ElfW(Addr) base = objs.front().base;
+  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  struct stat st;
+  void* map = fstat(fd, &st) == 0 && st.st_size > 0
+                  ? mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+                  : MAP_FAILED;
+  close(fd);
+  if (map == MAP_FAILED) return true;
+  const auto* file = static_cast<const char*>(map);
+  const size_t size = static_cast<size_t>(st.st_size);
+  bool holds = true;  // until the symbol table says otherwise
+  const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(file);
+  auto in_file = [&](size_t off, size_t len) { return off <= size && len <= size - off; };
+  if (in_file(0, sizeof(ElfW(Ehdr))) && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh->e_shentsize == sizeof(ElfW(Shdr)) && in_file(eh->e_shoff, size_t{eh->e_shnum} * sizeof(ElfW(Shdr)))) {
+    const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(file + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; ++i) {
+      if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+      const ElfW(Shdr)& strtab = sh[sh[i].sh_link];
+      if (!in_file(sh[i].sh_offset, sh[i].sh_size) || !in_file(strtab.sh_offset, strtab.sh_size)) break;
+      const auto* sym = reinterpret_cast<const ElfW(Sym)*>(file + sh[i].sh_offset);
+      const size_t nsym = sh[i].sh_size / sizeof(ElfW(Sym));
+      const auto lo = reinterpret_cast<ElfW(Addr)>(spec.addr), hi = lo + spec.len;
+      holds = false;
+      for (size_t k = 0; k < nsym && !holds; ++k) {
+        const int type = ELF64_ST_TYPE(sym[k].st_info);
+        if (sym[k].st_shndx == SHN_UNDEF || sym[k].st_shndx >= SHN_LORESERVE) continue;
+        if (type == STT_FUNC || type == STT_SECTION || type == STT_FILE) continue;
+        if (sym[k].st_size == 0 && type != STT_OBJECT) continue;  // labels: __bss_start, _edata, _end, ...
+        const ElfW(Addr) a = base + sym[k].st_value;
+        if (a + std::max<ElfW(Addr)>(sym[k].st_size, 1) <= lo || a >= hi) continue;
+        if (sym[k].st_name >= strtab.sh_size) {
+          holds = true;
+          break;
+        }
+        const char* name = file + strtab.sh_offset + sym[k].st_name;
+        const size_t n = strnlen(name, strtab.sh_size - sym[k].st_name);
+        std::string bare(name, n);
+        bare = bare.substr(0, bare.find('@'));  // "stdout@GLIBC_2.2.5"
+        static const char* const kCarried[] = {"completed.0", "__dso_handle", "__data_start", "data_start",
+                                               "__TMC_END__", "stdin", "stdout", "stderr"};
+        holds = std::find_if(std::begin(kCarried), std::end(kCarried),
+                             [&](const char* c) { return bare == c; }) == std::end(kCarried);
+      }
+      break;
+    }
+  }
+  munmap(map, size);
+  return holds;
+}
+
 std::vector<RegionSpec> find_regions(const std::vector<std::string>& libs) {
   std::vector<LoadedObject> objs = loaded_objects();
   std::vector<RegionSpec> out;

@@ -204,6 +204,13 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
       error = err.what();
       return nullptr;
     }
+    if (mode == PrivatizeMode::automatic) {  // only what may hold the program's own variables
+      std::erase_if(regions, [](const privatize::RegionSpec& r) { return !privatize::holds_program_variables(r); });
+      if (regions.empty()) {
+        want = false;
+        note = "off (not needed: the executable has no writable globals of its own)";
+      }
+    }
   }
   // Memory: a lower bound per rank. Native processes on this host share what it has available.
   const char* local = std::getenv("MPI_LOCALNRANKS");
