@@ -36,7 +36,7 @@ constexpr int64_t kMaxRanks = INT_MAX;  // ranks and endpoints are C ints in MPI
 // The option table: one row per option; the command line, the environment and help_text() read it.
 
 enum class Opt {
-  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, io_lat, io_bw, report, privatize, privatize_libs, trace, trace_format,
+  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, io_lat, io_bw, report, coll_replay, privatize, privatize_libs, trace, trace_format,
   trace_buffer, stats, stats_matrix, progress, print_config, help
 };
 
@@ -65,6 +65,9 @@ constexpr OptionDef kOptions[] = {
     {Opt::io_bw, "io-bw", "XSIM_IO_BW", "BANDWIDTH",
      "MPI-IO storage bandwidth: an access of B bytes costs io-lat + B / io-bw"},
     {Opt::report, "report", "XSIM_REPORT", "on|off", "print the end-of-run report on stderr"},
+    {Opt::coll_replay, "coll-replay", "XSIM_COLL_REPLAY", "on|off",
+     "fast path of blocking collectives within one native process: replay the algorithm's messages on arrays "
+     "(same virtual times and results)"},
     {Opt::privatize, "privatize", "XSIM_PRIVATIZE", "auto|on|off|copy|map",
      "each virtual rank gets its own globals and statics (auto: when a process holds several ranks and they fit)"},
     {Opt::privatize_libs, "privatize-libs", "XSIM_PRIVATIZE_LIBS", "LIB[,LIB...]",
@@ -878,7 +881,7 @@ class TomlLoader {
   }
 
   static std::string home_of(std::string_view key) {
-    for (const char* k : {"np", "stack", "poll_cost", "report", "privatize", "privatize_libs"})
+    for (const char* k : {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs"})
       if (key == k) return "simulation";
     for (const char* k : {"model", "scale"})
       if (key == k) return "cpu";
@@ -937,6 +940,9 @@ class TomlLoader {
       } else if (k == "report") {
         if (!n.is_boolean()) wrong_type(n, "simulation", k, "a boolean (true or false)");
         o_.report = n.as_boolean()->get();
+      } else if (k == "coll_replay") {
+        if (!n.is_boolean()) wrong_type(n, "simulation", k, "a boolean (true or false)");
+        o_.coll_replay = n.as_boolean()->get();
       } else if (k == "privatize") {
         if (n.is_boolean()) o_.privatize = n.as_boolean()->get() ? PrivatizeMode::on : PrivatizeMode::off;
         else o_.privatize = to_privatize(str(n, "simulation", k, "\"auto\", \"on\", \"off\", \"copy\" or \"map\""), w);
@@ -954,7 +960,7 @@ class TomlLoader {
           wrong_type(n, "simulation", k, "an array of library file names such as [\"libfoo.so\"]");
         }
       } else {
-        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report", "privatize", "privatize_libs"});
+        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs"});
       }
     }
   }
@@ -1329,6 +1335,7 @@ void apply(Options& o, Origins& org, const Setting& s) {
     case Opt::io_lat: o.io_latency = to_time(s.value, w); break;
     case Opt::io_bw: o.io_bandwidth_bps = to_bandwidth(s.value, w); break;
     case Opt::report: o.report = to_bool(s.value, w); break;
+    case Opt::coll_replay: o.coll_replay = to_bool(s.value, w); break;
     case Opt::privatize: o.privatize = to_privatize(s.value, w); break;
     case Opt::privatize_libs: o.privatize_libs = to_lib_list(s.value, w); break;
     case Opt::trace: o.trace = to_output_path(s.value, w, "trace file"); break;
@@ -1505,6 +1512,7 @@ std::string help_text() {
       case Opt::io_lat: return format_time(d.io_latency);
       case Opt::io_bw: return format_bandwidth(d.io_bandwidth_bps);
       case Opt::report: return d.report ? "on" : "off";
+      case Opt::coll_replay: return d.coll_replay ? "on" : "off";
       case Opt::privatize: return privatize_name(d.privatize);
       case Opt::privatize_libs: return "none";
       case Opt::trace: return "none (off)";
@@ -1547,8 +1555,8 @@ std::string help_text() {
        "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly).\n"
        "Supported topologies: " + join(kTopologies) + ".\n"
        "Units: TIME 25us, 1.5ms, 100ns, 2s; BANDWIDTH 1Gbps, 8.8 Gbit/s, 1.25GB/s; SIZE 256K, 1MiB, 4096.\n"
-       "Config file: TOML with tables [simulation] (np, stack, poll_cost, report, privatize, privatize_libs),\n"
-       "[cpu] (model, scale), [io] (latency, bandwidth), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
+       "Config file: TOML with tables [simulation] (np, stack, poll_cost, report, coll_replay, privatize,\n"
+       "privatize_libs), [cpu] (model, scale), [io] (latency, bandwidth), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
        "and [[network.level]] tables with topology, size and the level keys) and [output] (trace, trace_format,\n"
        "trace_buffer, stats, stats_matrix, progress); -xsim-print-config prints the effective configuration in\n"
        "that form. Full reference: docs/network-config.md; privatization of globals: docs/privatization.md;\n"
@@ -1570,6 +1578,7 @@ std::string to_toml(const Options& o) {
   s += "stack = " + str(format_size(o.stack_size)) + "\n";
   s += "poll_cost = " + str(format_time(o.poll_cost)) + "\n";
   s += std::string("report = ") + (o.report ? "true" : "false") + "\n";
+  s += std::string("coll_replay = ") + (o.coll_replay ? "true" : "false") + "\n";
   s += std::string("privatize = ") + str(privatize_name(o.privatize)) + "\n";
   if (!o.privatize_libs.empty()) {
     s += "privatize_libs = [";

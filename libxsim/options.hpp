@@ -123,6 +123,10 @@ struct Options {
   SimTime io_latency = SimTime::from_ns(100'000);   // -xsim-io-lat / [io] latency. Default: 100 us
   uint64_t io_bandwidth_bps = 8'000'000'000;        // -xsim-io-bw / [io] bandwidth. Default: 1 GB/s
   bool report = true;                     // -xsim-report=on|off: end-of-run report on stderr
+  // -xsim-coll-replay=on|off / [simulation] coll_replay: blocking collectives whose ranks are all on this
+  // native process are computed by replaying their algorithm's messages on arrays (docs/collectives.md).
+  // Default: on
+  bool coll_replay = true;
   PrivatizeMode privatize = PrivatizeMode::automatic;  // -xsim-privatize / [simulation] privatize
   std::vector<std::string> privatize_libs;  // -xsim-privatize-libs / [simulation] privatize_libs: libraries
                                             // whose globals are privatized too (file names). Default: none

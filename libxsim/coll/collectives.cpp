@@ -9,6 +9,7 @@
 //  - Reduction operands: native::reduce_local(in, inout) computes inout = in op inout, so "lower ranks'
 //    data goes in `in`" keeps rank order for non-commutative operations.
 #include "coll/collectives.hpp"
+#include "coll/replay.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -652,12 +653,18 @@ void allreduce(Transport& t, const void* sbuf, void* rbuf, int count, MPI_Dataty
   if (count == 0) return;
   if (!in_place(sbuf)) copy(sbuf, count, type, rbuf, count, type);
   if (p == 1) return;
-  const uint64_t nbytes = native::type_size(type) * static_cast<uint64_t>(count);
   char* acc = static_cast<char*>(rbuf);
-  if (nbytes <= kAllreduceShortMsg || !is_predefined_op(op) || count < pof2_floor(p))
+  if (allreduce_algorithm(p, count, type, op) == AllreduceAlgo::RecursiveDoubling)
     allreduce_recursive_doubling(t, acc, count, type, op);
   else
     allreduce_rabenseifner(t, acc, count, type, op);
+}
+
+AllreduceAlgo allreduce_algorithm(int p, int count, MPI_Datatype type, MPI_Op op) {
+  const uint64_t nbytes = native::type_size(type) * static_cast<uint64_t>(count);
+  if (nbytes <= kAllreduceShortMsg || !is_predefined_op(op) || count < pof2_floor(p))
+    return AllreduceAlgo::RecursiveDoubling;
+  return AllreduceAlgo::Rabenseifner;
 }
 
 void gather(Transport& t, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,

@@ -1,9 +1,11 @@
 // MPI collective entry points, blocking and nonblocking: argument checks, then the point-to-point
-// algorithms of coll/. Each collective is written once: its checks run in the call, and its algorithm runs
-// either at once (blocking form, on a SimTransport) or as a nonblocking collective (start_nbc, nbc.cpp).
+// algorithms of coll/ (MPI_Barrier and MPI_Allreduce first try the fast path of coll_replay.hpp). Each
+// collective is written once: its checks run in the call, and its algorithm runs either at once (blocking
+// form, on a SimTransport) or as a nonblocking collective (start_nbc, nbc.cpp).
 #include "api_ext.hpp"
 #include "api_support.hpp"
 #include "coll/collectives.hpp"
+#include "coll_replay.hpp"
 #include "native/datatype.hpp"
 #include "sim_transport.hpp"
 
@@ -26,14 +28,21 @@ void check_counts(const int* counts, int n) {
 // Runs a collective. `check(c, me)` validates the arguments; `algo(t)` is the algorithm, run now on the
 // calling rank (req == nullptr) or started as a nonblocking collective whose request goes to *req. The
 // algorithm captures its arguments by value: a nonblocking one runs after the call has returned.
-template <class Check, class Algo>
-int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check, Algo algo) {
+// `fast(c)`, for the blocking form only, may complete the call by the fast path (coll_replay.hpp) and say
+// so by returning true; otherwise the algorithm runs.
+template <class Check, class Algo, class Fast>
+int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check, Algo algo, Fast&& fast) {
   return guarded(name, comm, [&] {
     Comm& c = check_comm(comm);
     check(c, my_rank_in(c));
     if (req) {
       *req = start_nbc(c, name, algo);
       return;
+    }
+    try {
+      if (fast(c)) return;
+    } catch (const native::MpiError& e) {
+      fail(e.code, e.what());
     }
     SimTransport t(c, name);
     try {
@@ -43,10 +52,16 @@ int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check,
     }
   });
 }
+template <class Check, class Algo>
+int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check, Algo algo) {
+  return collective(name, comm, req, std::forward<Check>(check), algo, [](Comm&) { return false; });
+}
 
 int barrier(const char* name, MPI_Comm comm, MPI_Request* req) {
   if (is_intercomm(comm)) return inter_barrier(name, comm, req);  // api_inter.cpp
-  return collective(name, comm, req, [](Comm&, int) {}, [](coll::Transport& t) { coll::barrier(t); });
+  return collective(
+      name, comm, req, [](Comm&, int) {}, [](coll::Transport& t) { coll::barrier(t); },
+      [name](Comm& c) { return replay_barrier(c, name); });
 }
 
 int bcast(const char* name, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req) {
@@ -85,7 +100,8 @@ int allreduce(const char* name, const void* sbuf, void* rbuf, int count, MPI_Dat
         check_type(type);
         check_op(op);
       },
-      [=](coll::Transport& t) { coll::allreduce(t, sbuf, rbuf, count, type, op); });
+      [=](coll::Transport& t) { coll::allreduce(t, sbuf, rbuf, count, type, op); },
+      [=](Comm& c) { return replay_allreduce(c, name, sbuf, rbuf, count, type, op); });
 }
 
 int gather(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,

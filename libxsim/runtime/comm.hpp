@@ -18,6 +18,7 @@ namespace xsim {
 namespace coll {
 struct Topology;  // coll/topology.hpp
 }
+struct CollRendezvous;  // coll_replay.cpp
 
 struct Comm {
   uint64_t id = 0;                  // context id: point-to-point traffic uses 2*id, collectives 2*id+1
@@ -29,6 +30,10 @@ struct Comm {
   bool is_self = false;
   std::string name;
   std::shared_ptr<coll::Topology> topo;  // Cartesian/graph/dist-graph topology (api_topo.cpp), or null
+  // Fast path of blocking collectives (coll_replay.hpp): the local members that have entered the current
+  // one, and whether every member is a rank of this native process (-1: not yet known).
+  std::shared_ptr<CollRendezvous> rendezvous;
+  int8_t all_local = -1;
 
   // Intercommunicators (api_inter.cpp): `members`/`size` are the local group, `remote` the remote group.
   // Each side is its own object (own `id`); both sides' traffic uses the shared context `inter_id`, and

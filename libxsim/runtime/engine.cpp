@@ -422,10 +422,12 @@ void Engine::block(const BlockInfo& why) {
 // ----------------------------------------------------------------------------------------------------
 // Messages
 
-SimTime Engine::fifo_arrival(Rank& r, int32_t dst, SimTime t) {
+SimTime Engine::fifo_arrival(Rank& r, int32_t dst, SimTime t) { return fifo_arrival_at(r, dst, r.clock, t); }
+
+SimTime Engine::fifo_arrival_at(Rank& r, int32_t dst, SimTime now, SimTime t) {
   // Messages between one pair never overtake each other. Only sends whose arrival is later than anything
   // a new send could achieve (now + minimum latency) are remembered, so the list stays tiny.
-  SimTime horizon = r.clock + min_latency_;
+  SimTime horizon = now + min_latency_;
   auto& rec = r.recent;
   size_t k = 0;
   for (size_t i = 0; i < rec.size(); ++i) {
@@ -542,6 +544,10 @@ SimTime Engine::send_applied_from(Message* m, int64_t src, int64_t dst, SimTime 
   SimTime arrive = m->t_arrive;
   route(m);
   return arrive;
+}
+
+void Engine::enter_globals(const Rank& r) {
+  if (priv_) priv_->enter(static_cast<size_t>(r.index));
 }
 
 void Engine::wake(int64_t world, SimTime t) {

@@ -293,6 +293,26 @@ class Engine {
     }
   }
 
+  // --- collective replay (coll_replay.cpp) --------------------------------------------------------------
+  // The pieces of a send the fast path of local collectives needs to time a message exactly as send() does.
+  // The network latency of `bytes` from world rank `src` to world rank `dst`.
+  SimTime message_latency(int64_t src, int64_t dst, uint64_t bytes) const {
+    return net_->message_latency(core_of(src), core_of(dst), bytes);
+  }
+  // The arrival of a message from local rank `r` to `dst` leaving at virtual time `now` with network arrival
+  // `t`, after every earlier message of the pair (send()'s FIFO rule; updates r's record of recent sends).
+  SimTime fifo_arrival_at(Rank& r, int32_t dst, SimTime now, SimTime t);
+  // Counts a replayed data message of `bytes` sent by local rank `r` (statistics, report, send order).
+  void count_replayed_send(Rank& r, uint64_t bytes) {
+    ++r.stats.messages;
+    r.stats.bytes += bytes;
+    ++r.send_seq;
+    ++messages_sent_;
+  }
+  // Makes local rank `r`'s globals current (privatization), for code run on its behalf from another
+  // rank's fiber (user-defined reduction operations); enter_globals(current()) restores.
+  void enter_globals(const Rank& r);
+
   // --- [rank] lifecycle ------------------------------------------------------------------------------
   [[noreturn]] void rank_exit(int code);          // exit() called by the application
   [[noreturn]] void abort_simulation(int code, const std::string& why);

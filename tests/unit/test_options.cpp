@@ -549,7 +549,7 @@ TEST(Options, TomlUnknownTablesAndKeys) {
   EXPECT_HAS(m, "did you mean simulation?");
   m = file_error("[simulation]\nnp = 4\nnq = 5\n");
   EXPECT_HAS(m, "F:3:1: unknown key \"nq\" in [simulation]");
-  EXPECT_HAS(m, "known keys: np, stack, poll_cost, report, privatize, privatize_libs");
+  EXPECT_HAS(m, "known keys: np, stack, poll_cost, report, coll_replay, privatize, privatize_libs");
   m = file_error("[cpu]\nlatency = \"1us\"\n");
   EXPECT_HAS(m, "F:2:1: unknown key \"latency\" in [cpu]");
   EXPECT_HAS(m, "it belongs in [network]");
@@ -765,6 +765,7 @@ void expect_same(const Options& a, const Options& b) {
   EXPECT_EQ(a.stack_size, b.stack_size);
   EXPECT_EQ(a.poll_cost, b.poll_cost);
   EXPECT_EQ(a.report, b.report);
+  EXPECT_EQ(a.coll_replay, b.coll_replay);
   EXPECT_EQ(a.privatize, b.privatize);
   EXPECT_EQ(a.privatize_libs, b.privatize_libs);
 }
@@ -774,7 +775,8 @@ TEST(Options, ToTomlRoundTrips) {
   cases.push_back(parse({"app"}));
   cases.push_back(parse({"app", "-xsim-np", "100", "-xsim-mn", "star:128:lat=0.32us:bw=8.8Gbps:os=1ps:or=3ns",
                          "-xsim-cpu", "none", "-xsim-cpu-scale", "0.1", "-xsim-stack", "1025K",
-                         "-xsim-poll-cost", "1.234567us", "-xsim-report", "off", "-xsim-privatize=map",
+                         "-xsim-poll-cost", "1.234567us", "-xsim-report", "off", "-xsim-coll-replay=off",
+                         "-xsim-privatize=map",
                          "-xsim-privatize-libs", "libfoo.so,libbar.so.2"}));
   cases.push_back(parse({"app", "-xsim-mn", "ethernet:lat=7us", "-xsim-stack", "16385", "-xsim-cpu-scale", "3"}));
   for (const char* mn : {"none", "multicore-ethernet:cores=4", "mesh2d", "mesh3d-dualcore", "torus3d-dualcore",
@@ -844,6 +846,25 @@ TEST(Options, PrintedStringsAreEscaped) {
   EXPECT_HAS(error_of({"app", "-xsim-stats", "st\xf0-x"}), "-xsim-stats: the value is not valid UTF-8");
   EXPECT_HAS(error_of({"app", "-xsim-trace", "\xc0\xafx"}), "not valid UTF-8");  // overlong '/'
   EXPECT_EQ(parse({"app", "-xsim-trace", "r\xc3\xa9sultat"}).trace, "r\xc3\xa9sultat");
+}
+
+// The fast path of blocking collectives (docs/collectives.md "Fast path"): on by default; off from the
+// command line, the environment or the [simulation] table; precedence as for every option.
+TEST(Options, CollReplay) {
+  EXPECT_TRUE(parse({"app"}).coll_replay);
+  EXPECT_FALSE(parse({"app", "-xsim-coll-replay", "off"}).coll_replay);
+  EXPECT_FALSE(parse({"app", "-xsim-coll-replay=off"}).coll_replay);
+  EXPECT_FALSE(parse({"app"}, {"XSIM_COLL_REPLAY=off"}).coll_replay);
+  EXPECT_TRUE(parse({"app", "-xsim-coll-replay=on"}, {"XSIM_COLL_REPLAY=off"}).coll_replay);
+  TempFile f("[simulation]\ncoll_replay = false\n");
+  EXPECT_FALSE(parse({"app", "-xsim-config=" + f.path()}).coll_replay);
+  EXPECT_TRUE(parse({"app", "-xsim-config=" + f.path()}, {"XSIM_COLL_REPLAY=on"}).coll_replay);
+  EXPECT_HAS(error_of({"app", "-xsim-coll-replay=sometimes"}), "-xsim-coll-replay: \"sometimes\" is not on or off");
+  TempFile bad("[simulation]\ncoll_replay = \"off\"\n");
+  EXPECT_HAS(error_of({"app", "-xsim-config=" + bad.path()}), "expected a boolean (true or false)");
+  // printed back by -xsim-print-config
+  Options o = parse({"app", "-xsim-coll-replay=off"});
+  EXPECT_HAS(to_toml(o), "coll_replay = false");
 }
 
 }  // namespace

@@ -1,0 +1,181 @@
+// Array replay of collective algorithms (see replay.hpp). Each function mirrors one algorithm of
+// collectives.cpp step by step; a comment names the function it mirrors. Within a step every rank sends at
+// its clock before the step's receives complete (the algorithms' sendrecv: irecv, isend, waitall), so
+// the step's arrivals are computed first for all ranks, then the clocks move to max(clock, arrival).
+#include "coll/replay.hpp"
+
+#include <utility>
+
+#include "native/datatype.hpp"
+
+namespace xsim::coll {
+namespace {
+
+inline int pof2_floor(int p) {
+  int v = 1;
+  while (v * 2 <= p) v *= 2;
+  return v;
+}
+// collectives.cpp's real_rank: the survivor `newrank` of the non-power-of-two fold.
+inline int real_rank(int newrank, int rem) { return newrank < rem ? newrank * 2 + 1 : newrank + rem; }
+
+// A buffer for `count` elements of `type`, addressed like a user buffer (collectives.cpp's TypedTemp).
+class Temp {
+ public:
+  Temp(int count, MPI_Datatype type) { base_ = static_cast<char*>(native::alloc_typed_buffer(count, type, &raw_)); }
+  ~Temp() { native::free_typed_buffer(raw_); }
+  Temp(const Temp&) = delete;
+  Temp& operator=(const Temp&) = delete;
+  char* get() const { return base_; }
+
+ private:
+  void* raw_ = nullptr;
+  char* base_ = nullptr;
+};
+
+// One message moving `count` elements: what pack on the sender and unpack on the receiver do.
+inline void move(const char* from, char* to, int count, MPI_Datatype type) {
+  if (count > 0) native::copy(from, count, type, to, count, type);
+}
+
+// Fold step of the non-power-of-two schemes (fold_in): even rank 2i sends its vector to 2i+1, which
+// reduces it in, lower rank first.
+void fold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type, int rem,
+          char* tmp) {
+  const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
+  for (int i = 0; i < rem; ++i) {
+    const int even = 2 * i, odd = even + 1;
+    t[odd] = max(t[odd], net.send(even, odd, t[even], bytes));
+    move(acc[even], tmp, count, type);
+    net.reduce(odd, tmp, acc[odd], count, type);
+  }
+}
+
+// Unfold (the end of allreduce_recursive_doubling and allreduce_rabenseifner): odd rank 2i+1 sends the
+// result to 2i.
+void unfold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type, int rem) {
+  const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
+  for (int i = 0; i < rem; ++i) {
+    const int even = 2 * i, odd = even + 1;
+    t[even] = max(t[even], net.send(odd, even, t[odd], bytes));
+    move(acc[odd], acc[even], count, type);
+  }
+}
+
+// Mirrors allreduce_recursive_doubling.
+void allreduce_doubling(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type,
+                        bool commutative) {
+  const int p = static_cast<int>(t.size()), pof2 = pof2_floor(p), rem = p - pof2;
+  const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
+  Temp ta(count, type), tb(count, type);
+  fold(net, t, acc, count, type, rem, ta.get());
+  std::vector<SimTime> arr(static_cast<size_t>(pof2));
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    for (int nr = 0; nr < pof2; ++nr) {
+      const int r = real_rank(nr, rem);
+      arr[nr] = net.send(r, real_rank(nr ^ mask, rem), t[r], bytes);
+    }
+    for (int nr = 0; nr < pof2; ++nr) {
+      const int r = real_rank(nr, rem);
+      t[r] = max(t[r], arr[nr ^ mask]);
+    }
+    for (int nr = 0; nr < pof2; ++nr) {
+      if ((nr & mask) != 0) continue;  // each pair once, from its lower member
+      const int r = real_rank(nr, rem), pr = real_rank(nr | mask, rem);  // r < pr
+      move(acc[pr], ta.get(), count, type);  // what r receives
+      move(acc[r], tb.get(), count, type);   // what pr receives
+      if (commutative) {
+        net.reduce(r, ta.get(), acc[r], count, type);
+      } else {  // r's vector covers the lower ranks: acc op tmp
+        net.reduce(r, acc[r], ta.get(), count, type);
+        move(ta.get(), acc[r], count, type);
+      }
+      net.reduce(pr, tb.get(), acc[pr], count, type);  // the peer is lower: tmp op acc
+    }
+  }
+  unfold(net, t, acc, count, type, rem);
+}
+
+// Mirrors allreduce_rabenseifner (reduce_scatter_halving, then the allgather by recursive doubling).
+void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count,
+                            MPI_Datatype type) {
+  const int p = static_cast<int>(t.size()), pof2 = pof2_floor(p), rem = p - pof2;
+  const uint64_t size = native::type_size(type);
+  const MPI_Aint ext = native::type_extent(type).extent;
+  std::vector<int64_t> disps(static_cast<size_t>(pof2) + 1, 0);
+  for (int i = 0; i < pof2; ++i) disps[i + 1] = disps[i] + count / pof2 + (i < count % pof2 ? 1 : 0);
+  auto elems = [&](std::pair<int, int> b) { return static_cast<int>(disps[b.second] - disps[b.first]); };
+  auto at = [&](char* buf, int block) { return buf + disps[block] * ext; };
+  Temp tmp(count, type);
+  fold(net, t, acc, count, type, rem, tmp.get());
+
+  // kept[k][nr]: the block range survivor nr keeps after the halving step with mask 1 << k.
+  std::vector<std::vector<std::pair<int, int>>> kept;
+  std::vector<std::pair<int, int>> range(static_cast<size_t>(pof2), {0, pof2}), keep(range.size());
+  std::vector<SimTime> arr(range.size());
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    for (int nr = 0; nr < pof2; ++nr) {
+      const auto [lo, hi] = range[nr];
+      const int mid = lo + (hi - lo) / 2;
+      std::pair<int, int> k{lo, mid}, s{mid, hi};
+      if (nr > (nr ^ mask)) std::swap(k, s);
+      keep[nr] = k;
+      arr[nr] = net.send(real_rank(nr, rem), real_rank(nr ^ mask, rem), t[real_rank(nr, rem)],
+                         size * static_cast<uint64_t>(elems(s)));
+    }
+    for (int nr = 0; nr < pof2; ++nr) {
+      const int r = real_rank(nr, rem);
+      t[r] = max(t[r], arr[nr ^ mask]);
+    }
+    // Each rank reduces its kept half with the peer's copy of it, which the peer sends and does not change.
+    for (int nr = 0; nr < pof2; ++nr) {
+      const int r = real_rank(nr, rem), pr = real_rank(nr ^ mask, rem);
+      const int n = elems(keep[nr]);
+      move(at(acc[pr], keep[nr].first), at(tmp.get(), keep[nr].first), n, type);
+      net.reduce(r, at(tmp.get(), keep[nr].first), at(acc[r], keep[nr].first), n, type);
+    }
+    range = keep;
+    kept.push_back(keep);
+  }
+  for (int k = static_cast<int>(kept.size()) - 1; k >= 0; --k) {
+    const int mask = 1 << k;
+    for (int nr = 0; nr < pof2; ++nr) {
+      const int r = real_rank(nr, rem);
+      arr[nr] = net.send(r, real_rank(nr ^ mask, rem), t[r], size * static_cast<uint64_t>(elems(kept[k][nr])));
+    }
+    for (int nr = 0; nr < pof2; ++nr) {
+      const int r = real_rank(nr, rem);
+      t[r] = max(t[r], arr[nr ^ mask]);
+    }
+    // Each rank receives the sibling half (the peer's own, which the peer does not change in this step).
+    for (int nr = 0; nr < pof2; ++nr) {
+      const auto mine = kept[k][nr];
+      const auto parent = k == 0 ? std::pair<int, int>{0, pof2} : kept[k - 1][nr];
+      const auto theirs = mine.first == parent.first ? std::pair<int, int>{mine.second, parent.second}
+                                                     : std::pair<int, int>{parent.first, mine.first};
+      move(at(acc[real_rank(nr ^ mask, rem)], theirs.first), at(acc[real_rank(nr, rem)], theirs.first),
+           elems(theirs), type);
+    }
+  }
+  unfold(net, t, acc, count, type, rem);
+}
+
+}  // namespace
+
+// Mirrors coll::barrier (dissemination: at step k rank r sends to r + 2^k and receives from r - 2^k).
+void replay_barrier(ReplayNet& net, std::vector<SimTime>& t) {
+  const int p = static_cast<int>(t.size());
+  std::vector<SimTime> arr(t.size());
+  for (int mask = 1; mask < p; mask <<= 1) {
+    for (int r = 0; r < p; ++r) arr[r] = net.send(r, (r + mask) % p, t[r], 0);
+    for (int r = 0; r < p; ++r) t[r] = max(t[r], arr[(r - mask + p) % p]);
+  }
+}
+
+void replay_allreduce(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type,
+                      bool commutative, AllreduceAlgo algo) {
+  if (algo == AllreduceAlgo::RecursiveDoubling) allreduce_doubling(net, t, acc, count, type, commutative);
+  else allreduce_rabenseifner(net, t, acc, count, type);
+}
+
+}  // namespace xsim::coll

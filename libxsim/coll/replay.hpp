@@ -1,0 +1,43 @@
+// Replay of collective algorithms on arrays: the fast path of blocking collectives whose ranks are all in
+// one native process (runtime/coll_replay.cpp). Layer: libxsim/coll; depends on native/datatype.hpp and
+// xsim/simtime.hpp only.
+// Contract: given every rank's virtual time on entry, each function walks the same message schedule as the
+// point-to-point algorithm of collectives.cpp (same algorithm choice, same messages in the same per-rank
+// order, same receive rule: a receive completes at max(rank's clock, arrival), sends never hold the sender)
+// and leaves in t[i] rank i's exit time, bit-identical to the point-to-point run. Data moves between the
+// ranks' buffers as the messages would move it, and reductions apply each rank's operation to the same
+// operands in the same order, so results are bit-identical too. Message timing (network model, per-pair
+// FIFO order, statistics) is the ReplayNet's business.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "xsim/simtime.hpp"
+
+namespace xsim::coll {
+
+class ReplayNet {
+ public:
+  virtual ~ReplayNet() = default;
+  // A message of `bytes` from rank i to rank j of the communicator leaving i at virtual time `at`:
+  // returns its arrival time. Called in each sender's program order.
+  virtual SimTime send(int i, int j, SimTime at, uint64_t bytes) = 0;
+  // native::reduce_local(in, inout, count, type, op) with rank i's operation, on rank i's behalf.
+  virtual void reduce(int i, const void* in, void* inout, int count, MPI_Datatype type) = 0;
+};
+
+// The algorithm coll::allreduce takes for p ranks (MPICH's default choice; docs/collectives.md).
+enum class AllreduceAlgo { RecursiveDoubling, Rabenseifner };
+AllreduceAlgo allreduce_algorithm(int p, int count, MPI_Datatype type, MPI_Op op);
+
+// Dissemination barrier over t.size() ranks.
+void replay_barrier(ReplayNet& net, std::vector<SimTime>& t);
+// Allreduce of `count` elements of `type` (the same on every rank) where acc[i] is rank i's receive
+// buffer, already holding its contribution (coll::allreduce's state after its MPI_IN_PLACE copy).
+// `commutative` is the operation's (the same on every rank). Requires t.size() > 1 and count > 0.
+void replay_allreduce(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type,
+                      bool commutative, AllreduceAlgo algo);
+
+}  // namespace xsim::coll
