@@ -17,33 +17,33 @@ SIZES=${*:-16384 65536 262144}
 [ -x "$BUILD/examples/ring" ] || { echo "build first: cmake --build $BUILD" >&2; exit 1; }
 [[ "$REPS" =~ ^[1-9][0-9]*$ ]] || { echo "REPS must be a positive integer, got '$REPS'" >&2; exit 2; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
-now() { date +%s.%N; }
-# best_of N PROG ROUNDS M: prints "best_report_wall best_elapsed windows" over REPS runs
+# min A B: the smaller number (B when A is empty)
+min() { if [ -z "$1" ] || awk -v a="$2" -v b="$1" 'BEGIN{exit !(a < b)}'; then echo "$2"; else echo "$1"; fi; }
+# best_of N PROG ROUNDS M: prints "best_report_wall best_elapsed best_cpu windows" over REPS runs
 best_of() {
-  local n=$1 prog=$2 rounds=$3 m=$4 best_w="" best_e="" win=0 log t0 t1 w e
+  local n=$1 prog=$2 rounds=$3 m=$4 best_w="" best_e="" best_c="" win=0 log tim e c
   for ((i = 0; i < REPS; ++i)); do
-    log=$(mktemp)
-    t0=$(now)
-    "$MPIEXEC" -np "$n" "$BUILD/examples/$prog" "$rounds" -xsim-np "$m" -xsim-cpu none > /dev/null 2> "$log"
-    t1=$(now)
-    w=$(report_wall "$log")
-    e=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')
-    [ -z "$best_w" ] || awk -v a="$w" -v b="$best_w" 'BEGIN{exit !(a < b)}' && best_w=$w
-    [ -z "$best_e" ] || awk -v a="$e" -v b="$best_e" 'BEGIN{exit !(a < b)}' && best_e=$e
+    log=$(mktemp); tim=$(mktemp)
+    /usr/bin/time -f '%e %U %S' -o "$tim" \
+      "$MPIEXEC" -np "$n" "$BUILD/examples/$prog" "$rounds" -xsim-np "$m" -xsim-cpu none > /dev/null 2> "$log"
+    read -r e u s < "$tim"
+    c=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u + s}')
+    best_w=$(min "$best_w" "$(report_wall "$log")"); best_e=$(min "$best_e" "$e"); best_c=$(min "$best_c" "$c")
     if [ "$n" -gt 1 ]; then win=$(report_field "windows" "$log" | awk '{print $3}'); fi
-    rm -f "$log"
+    rm -f "$log" "$tim"
   done
-  echo "$best_w $best_e $win"
+  echo "$best_w $best_e $best_c $win"
 }
 echo "# best of $REPS; load average before: $(loadavg)"
-printf '%-7s %7s %6s %8s %8s %7s %9s %9s %7s %8s\n' program ranks rounds N1_wall N2_wall speedup N1_elapsd N2_elapsd speedup windows
+fmt='%-7s %7s %6s %8s %8s %7s %9s %9s %7s %7s %7s %6s %8s\n'
+printf "$fmt" program ranks rounds N1_wall N2_wall speedup N1_elapsd N2_elapsd speedup N1_cpu N2_cpu cpu_x windows
 for prog in random ring; do
   for m in $SIZES; do
     rounds=$(( 1048576 / m )); [ "$rounds" -lt 4 ] && rounds=4
-    read -r w1 e1 _ < <(best_of 1 "$prog" "$rounds" "$m")
-    read -r w2 e2 win < <(best_of 2 "$prog" "$rounds" "$m")
-    printf '%-7s %7s %6s %8s %8s %7s %9s %9s %7s %8s\n' "$prog" "$m" "$rounds" "$w1" "$w2" "$(ratio "$w1" "$w2")" \
-      "$e1" "$e2" "$(ratio "$e1" "$e2")" "$win"
+    read -r w1 e1 c1 _ < <(best_of 1 "$prog" "$rounds" "$m")
+    read -r w2 e2 c2 win < <(best_of 2 "$prog" "$rounds" "$m")
+    printf "$fmt" "$prog" "$m" "$rounds" "$w1" "$w2" "$(ratio "$w1" "$w2")" "$e1" "$e2" "$(ratio "$e1" "$e2")" \
+      "$c1" "$c2" "$(ratio "$c1" "$c2" 2)" "$win"
   done
 done
 echo "# load average after: $(loadavg)"

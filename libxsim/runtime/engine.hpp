@@ -406,12 +406,14 @@ class Engine {
   Progress* progress_ = nullptr;
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   double wall_start_ = 0;
+  double run_cpu_seconds_ = 0;
  public:
   // read by the report
   const std::vector<Rank>& ranks() const { return ranks_; }
   uint64_t windows() const { return windows_; }
   const native::Exchange* exchange() const { return exchange_.get(); }  // null with one native process
   double wall_start() const { return wall_start_; }
+  double run_cpu_seconds() const { return run_cpu_seconds_; }  // CPU time of the scheduler thread in run()
 };
 
 extern Engine* g_engine;  // the process's engine while a simulation runs, else nullptr

@@ -44,18 +44,21 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   int64_t psums[3] = {priv ? 1 : 0, priv ? static_cast<int64_t>(priv->committed_bytes()) : 0,
                       priv ? static_cast<int64_t>(priv->ranks_started()) : 0};
   int64_t pmax[1] = {priv ? static_cast<int64_t>(priv->image_bytes()) : 0};
-  // the window exchange: native messages and bytes sent (sums); seconds inside the native MPI (max, sum)
+  // the window exchange: native messages and bytes sent (sums); seconds inside the native MPI (max, sum);
+  // the run's CPU time outside the exchange (max, sum)
   int64_t xsums[2] = {0, 0};
-  double xmax[1] = {0}, xsum[1] = {0};
+  double xmax[2] = {0, 0}, xsum[2] = {0, 0};
+  xmax[1] = xsum[1] = e.run_cpu_seconds();
   if (const native::Exchange* x = e.exchange()) {
     xsums[0] = static_cast<int64_t>(x->native_messages());
     xsums[1] = static_cast<int64_t>(x->bytes_sent());
     xmax[0] = xsum[0] = x->native_seconds();
+    xmax[1] = xsum[1] = std::max(0.0, e.run_cpu_seconds() - x->native_cpu_seconds());
   }
   if (e.nprocs() > 1) {
     native::allreduce_sum(xsums, 2);
-    native::allreduce_max(xmax, 1);
-    native::allreduce_sum(xsum, 1);
+    native::allreduce_max(xmax, 2);
+    native::allreduce_sum(xsum, 2);
     native::allreduce_min(mins, 2);
     native::allreduce_max(maxs, 4);
     native::allreduce_sum(sums, 6);
@@ -91,6 +94,8 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     std::fprintf(f, "xsim: window exchange     %.3f s in the native MPI per process (max), %.3f s average, %.1f%% of the wall time\n",
                  xmax[0], xsum[0] / e.nprocs(), wall_seconds > 0 ? 100.0 * xsum[0] / e.nprocs() / wall_seconds : 0.0);
   }
+  std::fprintf(f, "xsim: simulation CPU time %.3f s per process (max), %.3f s average%s\n", xmax[1], xsum[1] / e.nprocs(),
+               e.nprocs() > 1 ? ", outside the window exchange" : "");
   std::fprintf(f, "xsim: peak memory (RSS)   %s per native process (max), %s in total, %.1f KiB per virtual rank\n",
                format_size(static_cast<uint64_t>(maxs[3])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
                static_cast<double>(sums[5]) / 1024.0 / n);
