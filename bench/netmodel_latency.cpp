@@ -124,6 +124,10 @@ int main(int argc, char** argv) {
       {"star 4096 / star 16 (multi-core ethernet)",
        [] { return two_level(make_star(4096, us(25), kGbps), make_star(16, us(0.32), 12 * kGbps)); }},
       {"fat tree m=32 n=3 / star 2 / star 16", [] { return three_level(); }},
+      {"twisted torus 512x512 / star 4",
+       [&] { return two_level(make_twisted_torus({512, 512}, {1, 1}, 1, {1, 1}, l7, bw88), make_star(4, us(0.32), 9'600'000'000)); }},
+      {"twisted torus 16x16x16 / star 2 (dual-core)",
+       [&] { return two_level(make_twisted_torus({16, 16, 16}, {1, 1, 1}, 1, {1, 1, 1}, l7, bw88), make_star(2, us(0.32), 9'600'000'000)); }},
       {"twisted torus 64x64x64 / star 4",
        [&] { return two_level(make_twisted_torus({64, 64, 64}, {1, 1, 1}, 1, {1, 1, 1}, l7, bw88), make_star(4, us(0.32), 9'600'000'000)); }},
   };
