@@ -301,7 +301,7 @@ TEST(TopologyTwistedTorus, HopsMatchBfsOnRandomShapes) {
     const std::string what = "twisted torus " + vec(dims) + " wrap " + vec(wrap) + " degree " +
                              std::to_string(degree) + " jump " + vec(jump);
     const Graph g = twisted_graph(dims, wrap, degree, jump);
-    // The pair table (automatic at this size) and the method used above 4,096 endpoints (ordered paths
+    // The pair table (automatic at this size) and the method used above 1,024 endpoints (ordered paths
     // and hub tables), forced here.
     pairs += compare_all_pairs(*make_twisted_torus(dims, wrap, degree, jump, kLat, kBw), g, true, what).pairs;
     compare_all_pairs(*make_twisted_torus(dims, wrap, degree, jump, kLat, kBw, TwistedTorusRouting::hubs), g, true,
@@ -343,8 +343,8 @@ TEST(TopologyTwistedTorus, PaperConfigurations) {
   }
 }
 
-// Above the pair table (4,096 endpoints; the 4,096-endpoint shapes with the hub method forced): BFS from
-// sampled sources to every destination.
+// Above the pair table (1,024 endpoints, 4,096 for shapes without a written-out search; here the hub
+// method is forced): BFS from sampled sources to every destination.
 TEST(TopologyTwistedTorus, LargeShapesMatchBfsFromSampledSources) {
   struct Cfg { std::vector<int> dims, wrap; int degree; std::vector<int> jump; int sources; };
   const Cfg cfgs[] = {
@@ -532,10 +532,10 @@ TEST(TopologyGridSpeed, RouteQueryCost) {
   }
 }
 
-// Above 2,048 endpoints the twisted torus answers from its path-family search instead of the distance
-// table: sampled sources against BFS; the search is never shorter than BFS and agrees on most pairs.
+// Beyond the 128 MiB hub table the twisted torus answers from its path-family search instead: sampled
+// sources against BFS; the search is never shorter than BFS and agrees on most pairs.
 TEST(TopologyTwistedTorus, BeyondTheHubTableThePathFamilyIsNeverShorterThanBfs) {
-  // 64x64x64 with every jump 1 has about 760 hubs: the table would take ~200 MiB, more than the 128 MiB
+  // 64x64x64 with every jump 1 has 1,124 hubs: the table would take ~300 MiB, more than the 128 MiB
   // kept, so route() uses the documented path family: never shorter than BFS, never longer than the mesh.
   const std::vector<int> dims = {64, 64, 64}, wrap = {1, 1, 1}, jump = {1, 1, 1};
   auto net = make_twisted_torus(dims, wrap, 1, jump, kLat, kBw);

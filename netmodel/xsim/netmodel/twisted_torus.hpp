@@ -17,16 +17,20 @@
 //     the plain torus wrap link, so degree 0 or a zero jump vector give exactly the torus.
 //
 // Routing: the exact shortest path on the link set (equal to breadth-first search), as long as the hub
-// table below fits in 128 MiB. Up to 4,096 endpoints the hops of every pair are precomputed by BFS (one
-// byte each); above, they are computed as min(ordered, via hubs):
+// table below fits in 128 MiB. The graph is not vertex-transitive (already 8x8 with jumps [1,1] has 7
+// different BFS distance profiles), so no single table indexed by a difference can answer. Up to 1,024
+// endpoints (4,096 for shapes other than 2-D and 3-D degree 1 with every wrap twisted) the hops of every
+// pair are precomputed by BFS (one byte each); above, they are computed as min(ordered, via hubs):
 //   * a hub is an endpoint where two one-link moves of different dimensions do not commute (one order is
 //     impossible or ends elsewhere); hubs sit where a twisted wrap link meets the edge of its target
-//     dimension: a handful in 2-D at any size, lines of them in 3-D (~12 per unit of side length);
+//     dimension: 8 to 12 in 2-D at any size, lines of them in 3-D (260 in 16x16x16, 836 in 48x48x48);
 //   * ordered = the shortest path that walks dimension 0 first in one direction (any number of links,
-//     crossing its wrap link any number of times), then dimension 1, ... (a branch-and-bound search over
-//     the crossing counts);
-//   * via hubs = min over hubs h of hops(src, h) + hops(h, dst), from a table of hops from every endpoint
-//     to every hub (one breadth-first search per hub at construction).
+//     crossing its wrap link any number of times), then dimension 1, ... (the near candidates first, then
+//     a branch-and-bound search over the crossing counts when they cannot be shown to win);
+//   * via hubs = min over hubs h of hops(src, h) + hops(h, dst), from a table built by one BFS per hub:
+//     per endpoint a byte holding (hops to the nearest hub) >> s, a lower bound read first (most queries
+//     stop there), and a row of one-byte offsets to every hub (2-D: 9 bytes per endpoint with up to 8
+//     hubs, 17 with up to 16; 3-D: about one byte per hub).
 //   Why this is exact: a shortest path that meets no hub has no U-turn in any dimension (cancelling one
 //   swaps moves past each other at non-hubs only) and can be reordered dimension by dimension move by
 //   move into an ordered path of the same length; one that meets a hub is covered by the second term.
@@ -56,9 +60,10 @@
 
 namespace xsim::net {
 
-// How route() finds the hop count. automatic: the pair table up to 4,096 endpoints (when no distance
-// can exceed 255), else the hub tables when they fit in 128 MiB, else the path family. hubs: never the
-// pair table; family: always the path family (both for tests and benchmarks).
+// How route() finds the hop count. automatic: the pair table up to 1,024 endpoints (4,096 for shapes
+// without a written-out ordered search; when no distance can exceed 255), else the hub tables when they
+// fit in 128 MiB, else the path family. hubs: never the pair table; family: always the path family (both
+// for tests and benchmarks).
 enum class TwistedTorusRouting { automatic, hubs, family };
 
 std::unique_ptr<Network> make_twisted_torus(std::vector<int> dims, std::vector<int> wrap, int degree,
