@@ -66,7 +66,7 @@ void internal_failure(const char* name, const char* what) {
                                     " s: " + name + ": " + what);
 }
 
-Comm& check_comm(MPI_Comm c) {
+Comm& check_comm_other(MPI_Comm c) {
   if (c == MPI_COMM_NULL) fail(MPI_ERR_COMM, "the communicator is MPI_COMM_NULL");
   Comm* p = comm_lookup(c);
   if (!p) {

@@ -67,7 +67,11 @@ int guarded(const char* name, MPI_Comm comm, F&& body) {
 
 // Checks shared by many entry points (each throws MpiErr with a precise message). The checks every
 // message makes are inline: the test here, the message out of line (`*_failed`, cold).
-Comm& check_comm(MPI_Comm c);
+Comm& check_comm_other(MPI_Comm c);  // any communicator but MPI_COMM_WORLD
+inline Comm& check_comm(MPI_Comm c) {
+  if (c == MPI_COMM_WORLD) [[likely]] return g_comm_world;
+  return check_comm_other(c);
+}
 [[noreturn]] void check_count_failed(int count);
 [[noreturn]] void check_type_failed();
 [[noreturn]] void check_buffer_failed(int count);

@@ -9,11 +9,13 @@
 
 namespace xsim {
 
+Comm g_comm_world;
+
 namespace {
 
 using handles::Kind;
 
-Comm g_world;
+Comm& g_world = g_comm_world;
 std::vector<Comm*> g_comms;                   // by handle index
 std::vector<uint32_t> g_free_comms;
 std::unordered_map<uint64_t, Comm*> g_by_id;  // live communicators by context id

@@ -75,6 +75,8 @@ struct RankExtra {
 };
 
 void comm_init_world(int64_t world_size);
+// MPI_COMM_WORLD's object, the same for every rank (check_comm's inline fast path).
+extern Comm g_comm_world;
 // The communicator behind `h` for the current rank, or nullptr when `h` is not a valid communicator.
 Comm* comm_lookup(MPI_Comm h);
 // Creates (or joins, for later local members) the communicator with context `id` and these members.
