@@ -210,7 +210,8 @@ XF_NAMES(mpi_win_get_attr, MPI_WIN_GET_ATTR)
 /* Keyvals with Fortran copy/delete subroutines: the C keyval's extra state points to this record, and the C
  * callbacks below call the Fortran ones with Fortran's conventions (everything by reference, LOGICAL flag,
  * attribute values as INTEGER(KIND=MPI_ADDRESS_KIND), or default INTEGER for MPI-1's MPI_KEYVAL_CREATE). The
- * record lives as long as the process (a freed keyval may still have attributes whose callbacks need it). */
+ * record lives as long as the keyval: a freed keyval may still have attributes whose callbacks need it, so
+ * libxsim frees the record when the last of them is gone (xsim_keyval_set_release). */
 typedef void xf_copy_aint(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Aint*, MPI_Aint*, MPI_Fint*, MPI_Fint*);
 typedef void xf_delete_aint(MPI_Fint*, MPI_Fint*, MPI_Aint*, MPI_Aint*, MPI_Fint*);
 typedef void xf_copy_int(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*);
@@ -259,10 +260,12 @@ static int create_keyval(int mpi1, void (*copy)(void), void (*del)(void), MPI_Ai
   k->extra = extra;
   int kv = 0;
   int rc = MPI_Comm_create_keyval(xf_copy, xf_delete, &kv, k);
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS) {
     *keyval = kv;
-  else
+    xsim_keyval_set_release(kv, free);
+  } else {
     free(k);
+  }
   return rc;
 }
 

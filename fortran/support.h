@@ -27,6 +27,9 @@ _Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are pass
 #define XF_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
 
 __attribute__((noreturn)) void xsim_unsupported(const char* name);
+/* libxsim (api_attr.cpp): calls release(extra) once the keyval is gone (freed, and no attribute left set with
+ * it); returns 0 for a keyval that is not xsim's */
+int xsim_keyval_set_release(int keyval, void (*release)(void* extra));
 
 /* the application's Fortran sentinels (addresses; null when the program has no Fortran MPI) */
 void* xf_bottom_addr(void);

@@ -57,9 +57,18 @@ struct Keyval {
   DeleteProxy* del_proxy = nullptr;
   int refs = 0;        // 0: free slot
   bool freed = false;  // MPI_Comm_free_keyval called: the handle is no longer valid
+  void (*release)(void* extra) = nullptr;  // called with `extra` once the keyval is gone (xsim_keyval_set_release)
 };
 std::vector<Keyval> g_keyvals;
 std::vector<uint32_t> g_free_keyvals;
+// At process exit (before g_keyvals goes), the extra state of keyvals the application never freed is
+// released too: xsim's own Fortran records would otherwise leak.
+struct ReleaseAtExit {
+  ~ReleaseAtExit() {
+    for (Keyval& k : g_keyvals)
+      if (k.refs > 0 && k.release) k.release(k.extra);
+  }
+} g_release_at_exit;
 
 struct Attr {
   int kv;
@@ -109,8 +118,11 @@ Keyval& check_keyval(int kv) {
 void keyval_unref(int kv) {
   Keyval* k = keyval_entry(kv);
   if (!k || --k->refs > 0) return;
+  void (*release)(void*) = k->release;
+  void* extra = k->extra;
   *k = Keyval{};
   g_free_keyvals.push_back((static_cast<uint32_t>(kv) & kKeyvalMask) - 1);
+  if (release) release(extra);
 }
 
 int keyval_create(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_function* del, void* extra) {
@@ -122,7 +134,7 @@ int keyval_create(MPI_Comm_copy_attr_function* copy, MPI_Comm_delete_attr_functi
     i = static_cast<uint32_t>(g_keyvals.size());
     g_keyvals.emplace_back();
   }
-  g_keyvals[i] = Keyval{copy, del, extra, nullptr, nullptr, 1, false};
+  g_keyvals[i] = Keyval{copy, del, extra, nullptr, nullptr, 1, false, nullptr};
   return static_cast<int>(kKeyvalKind | (i + 1));
 }
 
@@ -319,6 +331,16 @@ XSIM_API int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy, MPI_Comm_
 
 XSIM_API int MPI_Comm_free_keyval(int* keyval) {
   return guarded("MPI_Comm_free_keyval", MPI_COMM_WORLD, [&] { keyval_free(keyval); });
+}
+
+// xsim's own Fortran bindings (fortran/special.c) keep a record of the Fortran callbacks in a keyval's extra
+// state: `release` frees it once the keyval is gone (MPI_Comm_free_keyval called and no attribute left set
+// with it). Returns 0, and keeps nothing, for a keyval that is not one of xsim's.
+extern "C" int xsim_keyval_set_release(int keyval, void (*release)(void* extra)) {
+  Keyval* k = keyval_entry(keyval);
+  if (!k) return 0;
+  k->release = release;
+  return 1;
 }
 
 // MPI-1 forms: MPI_Copy_function and MPI_Delete_function have the communicator callbacks' signatures.

@@ -4,6 +4,7 @@
 #
 #   tests/diff/run.sh [--seeds A-B] [--ranks 2,3,5] [--procs 1,2] [--max-steps K] [--preload]
 #                     [--xsim-reference] [--build DIR | --plain BIN --xsim BIN --lib LIBXSIM] [--timeout S]
+#                     [--plain-env NAME=VALUE]...
 #
 # --seeds    seed range (default 1-100); every (M, N) configuration runs all of them in one launch
 # --ranks    M values: MPI_COMM_WORLD sizes (default 2,3,5); plain MPICH runs M real processes, keep M small
@@ -12,6 +13,9 @@
 # --xsim-reference  compare with xsim on 1 native process instead of plain MPICH (for M too large for
 #            M real processes: checks that every N gives the same data)
 # --build    build directory holding tests/diff/randprog{,_plain} and libxsim (default $XSIM_BUILD_DIR or build)
+# --lib      what --preload puts in LD_PRELOAD: libxsim.so, or a list LIB:LIB (ASan builds: libasan.so first)
+# --plain-env  an environment variable for the plain-MPICH reference runs only (sanitizer builds: the
+#            suppressions for MPICH's own allocations, tests/sanitize/lsan-plain-mpich.supp)
 # Exit status 0 when every line agrees; otherwise the first differing seed, M, N, both lines and the
 # commands that rerun just that seed (with per-step digests) are printed and the status is 1.
 set -u
@@ -20,8 +24,9 @@ root=$(cd "$here/../.." && pwd)
 seeds=1-100 ranks=2,3,5 procs=1,2 max_steps="" preload=0 timeout=600 xref=0
 build=${XSIM_BUILD_DIR:-$root/build}
 plain="" xsim="" lib=""
+plain_env=()
 MPIEXEC=${MPIEXEC:-mpiexec.hydra}
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; shift 2 ;;
@@ -35,6 +40,9 @@ while [ $# -gt 0 ]; do
     --xsim) xsim=$2; shift 2 ;;
     --lib) lib=$2; shift 2 ;;
     --timeout) timeout=$2; shift 2 ;;
+    --plain-env)
+      [[ $2 == [A-Za-z_]*=* ]] || { echo "run.sh: --plain-env wants NAME=VALUE, got '$2'" >&2; exit 2; }
+      plain_env+=("$2"); shift 2 ;;
     -h|--help) usage ;;
     *) echo "run.sh: unknown argument '$1' (--help lists the options)" >&2; exit 2 ;;
   esac
@@ -45,7 +53,8 @@ done
 plain=${plain:-$build/tests/diff/randprog_plain}
 xsim=${xsim:-$build/tests/diff/randprog}
 lib=${lib:-$build/libxsim/runtime/libxsim.so}
-for f in "$plain" "$xsim" "$lib"; do
+IFS=: read -ra libs <<< "$lib"
+for f in "$plain" "$xsim" "${libs[@]}"; do
   [ -e "$f" ] || { echo "run.sh: $f does not exist: build first (cmake --build build), or name it with --build/--plain/--xsim/--lib" >&2; exit 2; }
 done
 args=(--seeds "$seeds")
@@ -86,7 +95,7 @@ for m in "${mlist[@]}"; do
   else
     ref_label="plain MPICH:"
     ref="plain-M$m"
-    run "$ref" "$MPIEXEC" -np "$m" "$plain" "${args[@]}" || { status=1; continue; }
+    run "$ref" env "${plain_env[@]}" "$MPIEXEC" -np "$m" "$plain" "${args[@]}" || { status=1; continue; }
   fi
   for n in "${nlist[@]}"; do
     cur_n=$n

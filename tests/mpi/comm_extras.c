@@ -435,6 +435,7 @@ int main(int argc, char** argv) {
       else ((double*)(sbuf + soff))[k] = me * 1000 + j * 10 + k + 0.5;
     }
     soff += scounts[j] * (types[j] == MPI_INT ? (int)sizeof(int) : (int)sizeof(double));
+    soff = (soff + (int)sizeof(double) - 1) / (int)sizeof(double) * (int)sizeof(double);  /* doubles aligned */
   }
   for (int round = 0; round < 2; ++round) {
     memset(rbuf, 0, (size_t)np * 3 * sizeof(double));

@@ -26,6 +26,15 @@ for f in include/xsim.h bin/xsimrun bin/xsim-plot bin/xsim-net "$libdir/cmake/$p
   [ -e "$prefix/$f" ] || { echo "FAIL: $f is not installed"; exit 1; }
 done
 echo "installed: library in $libdir, header, tools, CMake package, pkg-config file, docs"
+# An xsim built with AddressSanitizer (-DXSIM_SANITIZE=address, tests/sanitize/) links libasan, which must be
+# the first library of a process: the programs below are built without ASan, so their launches preload it
+# (xsimrun does the same by itself).
+asan=$(ldd "$prefix/$libdir/$libname" | awk '$1 ~ /^libasan\.so/ && $3 ~ /^\// {print $3; exit}')
+asan_env=()
+if [ -n "$asan" ]; then
+  if [ "$mpi" = openmpi ]; then asan_env=(-x "LD_PRELOAD=$asan"); else asan_env=(-env LD_PRELOAD "$asan"); fi
+  echo "the library was built with AddressSanitizer: programs run with $asan preloaded"
+fi
 
 mkdir -p "$prefix/outside"
 cat > "$prefix/outside/outside.c" <<'C'
@@ -59,13 +68,13 @@ cmake -S "$prefix/outside" -B "$prefix/outside/build" -DCMAKE_PREFIX_PATH="$pref
 grep -q "xsimrun: $prefix/bin/xsimrun" "$prefix/cmake.log" || { cat "$prefix/cmake.log"; echo "FAIL: xsim_XSIMRUN"; exit 1; }
 cmake --build "$prefix/outside/build" > /dev/null
 readelf -d "$prefix/outside/build/outside" | grep -q "NEEDED.*${libname//./\\.}" || { echo "FAIL: not linked with $libname"; exit 1; }
-out=$($launch -np 2 "$prefix/outside/build/outside" -xsim-np 12 -xsim-cpu none -xsim-report off)
+out=$($launch -np 2 "${asan_env[@]}" "$prefix/outside/build/outside" -xsim-np 12 -xsim-cpu none -xsim-report off)
 echo "find_package: $out"
 grep -q "^outside: 12 ranks, 12 simulated, xsim 0\.1\.0$" <<< "$out"
 # 2. pkg-config xsim
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
 "$mpicc" "$src/examples/hello.c" -o "$prefix/hello" $(pkg-config --cflags --libs $pkg)
-out=$($launch -np 1 "$prefix/hello" -xsim-np 10 -xsim-cpu none -xsim-report off)
+out=$($launch -np 1 "${asan_env[@]}" "$prefix/hello" -xsim-np 10 -xsim-cpu none -xsim-report off)
 echo "pkg-config: $out"
 grep -q "hello: 10 ranks, rank sum 45 ok" <<< "$out"
 # 3. the installed launcher preloads the installed library into a program built without xsim
