@@ -4,6 +4,7 @@
 // the step's arrivals are computed first for all ranks, then the clocks move to max(clock, arrival).
 #include "coll/replay.hpp"
 
+#include <cstring>
 #include <utility>
 
 #include "native/datatype.hpp"
@@ -33,20 +34,29 @@ class Temp {
   char* base_ = nullptr;
 };
 
+// For a contiguous datatype, its data bytes per element (pack and unpack are then one memcpy, as in
+// native::pack/unpack); else 0. Asked once per replay: a handle can name another type later.
+inline uint64_t contiguous_size(MPI_Datatype type) {
+  return native::type_is_contiguous(type) ? native::type_size(type) : 0;
+}
+
 // One message moving `count` elements: what pack on the sender and unpack on the receiver do.
-inline void move(const char* from, char* to, int count, MPI_Datatype type) {
-  if (count > 0) native::copy(from, count, type, to, count, type);
+inline void move(const char* from, char* to, int count, MPI_Datatype type, uint64_t csize) {
+  if (count <= 0) return;
+  if (csize) std::memcpy(to, from, csize * static_cast<uint64_t>(count));
+  else native::copy(from, count, type, to, count, type);
 }
 
 // Fold step of the non-power-of-two schemes (fold_in): even rank 2i sends its vector to 2i+1, which
 // reduces it in, lower rank first.
 void fold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type, int rem,
           char* tmp) {
+  const uint64_t cs = contiguous_size(type);
   const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
   for (int i = 0; i < rem; ++i) {
     const int even = 2 * i, odd = even + 1;
     t[odd] = max(t[odd], net.send(even, odd, t[even], bytes));
-    move(acc[even], tmp, count, type);
+    move(acc[even], tmp, count, type, cs);
     net.reduce(odd, tmp, acc[odd], count, type);
   }
 }
@@ -54,17 +64,19 @@ void fold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, 
 // Unfold (the end of allreduce_recursive_doubling and allreduce_rabenseifner): odd rank 2i+1 sends the
 // result to 2i.
 void unfold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type, int rem) {
+  const uint64_t cs = contiguous_size(type);
   const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
   for (int i = 0; i < rem; ++i) {
     const int even = 2 * i, odd = even + 1;
     t[even] = max(t[even], net.send(odd, even, t[odd], bytes));
-    move(acc[odd], acc[even], count, type);
+    move(acc[odd], acc[even], count, type, cs);
   }
 }
 
 // Mirrors allreduce_recursive_doubling.
 void allreduce_doubling(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type,
                         bool commutative) {
+  const uint64_t cs = contiguous_size(type);
   const int p = static_cast<int>(t.size()), pof2 = pof2_floor(p), rem = p - pof2;
   const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
   Temp ta(count, type), tb(count, type);
@@ -82,13 +94,13 @@ void allreduce_doubling(ReplayNet& net, std::vector<SimTime>& t, char* const* ac
     for (int nr = 0; nr < pof2; ++nr) {
       if ((nr & mask) != 0) continue;  // each pair once, from its lower member
       const int r = real_rank(nr, rem), pr = real_rank(nr | mask, rem);  // r < pr
-      move(acc[pr], ta.get(), count, type);  // what r receives
-      move(acc[r], tb.get(), count, type);   // what pr receives
+      move(acc[pr], ta.get(), count, type, cs);  // what r receives
+      move(acc[r], tb.get(), count, type, cs);   // what pr receives
       if (commutative) {
         net.reduce(r, ta.get(), acc[r], count, type);
       } else {  // r's vector covers the lower ranks: acc op tmp
         net.reduce(r, acc[r], ta.get(), count, type);
-        move(ta.get(), acc[r], count, type);
+        move(ta.get(), acc[r], count, type, cs);
       }
       net.reduce(pr, tb.get(), acc[pr], count, type);  // the peer is lower: tmp op acc
     }
@@ -99,6 +111,7 @@ void allreduce_doubling(ReplayNet& net, std::vector<SimTime>& t, char* const* ac
 // Mirrors allreduce_rabenseifner (reduce_scatter_halving, then the allgather by recursive doubling).
 void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count,
                             MPI_Datatype type) {
+  const uint64_t cs = contiguous_size(type);
   const int p = static_cast<int>(t.size()), pof2 = pof2_floor(p), rem = p - pof2;
   const uint64_t size = native::type_size(type);
   const MPI_Aint ext = native::type_extent(type).extent;
@@ -131,7 +144,7 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
     for (int nr = 0; nr < pof2; ++nr) {
       const int r = real_rank(nr, rem), pr = real_rank(nr ^ mask, rem);
       const int n = elems(keep[nr]);
-      move(at(acc[pr], keep[nr].first), at(tmp.get(), keep[nr].first), n, type);
+      move(at(acc[pr], keep[nr].first), at(tmp.get(), keep[nr].first), n, type, cs);
       net.reduce(r, at(tmp.get(), keep[nr].first), at(acc[r], keep[nr].first), n, type);
     }
     range = keep;
@@ -154,7 +167,7 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
       const auto theirs = mine.first == parent.first ? std::pair<int, int>{mine.second, parent.second}
                                                      : std::pair<int, int>{parent.first, mine.first};
       move(at(acc[real_rank(nr ^ mask, rem)], theirs.first), at(acc[real_rank(nr, rem)], theirs.first),
-           elems(theirs), type);
+           elems(theirs), type, cs);
     }
   }
   unfold(net, t, acc, count, type, rem);
