@@ -22,6 +22,10 @@ for n in $nlist; do
   for mode in on off; do
     timeout "$TIMEOUT" "$MPIEXEC" -np "$n" "$@" -xsim-coll-replay "$mode" >"$tmp/out.$n.$mode" 2>"$tmp/err.$n.$mode"
     rc=$?
+    # Sanitizer builds (docs/testing.md): any ASan, LSan or UBSan report fails the test, as in run.sh.
+    if grep -Eq '^==[0-9]+==ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|: runtime error: ' "$tmp/err.$n.$mode"; then
+      echo "FAIL: sanitizer report (N=$n, fast path $mode): $*"; cat "$tmp/err.$n.$mode"; exit 1
+    fi
     if [ $rc -ne 0 ]; then echo "FAIL: N=$n, fast path $mode: exit code $rc: $*"; tail -30 "$tmp/err.$n.$mode"; exit 1; fi
     sort "$tmp/out.$n.$mode" >"$tmp/sorted.$n.$mode"
     report "$tmp/err.$n.$mode" >"$tmp/report.$n.$mode"
