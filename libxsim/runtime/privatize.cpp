@@ -308,7 +308,10 @@ bool holds_program_variables(const RegionSpec& spec) {
         bare = bare.substr(0, bare.find('@'));  // "stdout@GLIBC_2.2.5"
         static const char* const kCarried[] = {"completed.0", "__dso_handle", "__data_start", "data_start",
                                                "__TMC_END__", "stdin", "stdout", "stderr"};
-        holds = std::find_if(std::begin(kCarried), std::end(kCarried),
+        // Open MPI's predefined objects (MPI_COMM_WORLD is &ompi_mpi_comm_world) copied into the
+        // executable are the native MPI's state, not the program's.
+        holds = bare.rfind("ompi_mpi_", 0) != 0 &&
+                std::find_if(std::begin(kCarried), std::end(kCarried),
                              [&](const char* c) { return bare == c; }) == std::end(kCarried);
       }
       break;

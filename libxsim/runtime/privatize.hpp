@@ -36,7 +36,8 @@ std::vector<RegionSpec> find_regions(const std::vector<std::string>& libs);
 // Whether `spec` may hold variables of the program's own. Always true for TLS blocks and libraries' data;
 // for the executable's writable data, true unless its symbol table (.symtab of /proc/self/exe) shows only
 // what every C program carries: the C runtime's own (completed.0, __dso_handle, zero-size labels) and
-// libc's standard streams copied into it (stdin, stdout, stderr). A stripped executable counts as holding
+// libc's standard streams copied into it (stdin, stdout, stderr), and under Open MPI its predefined objects
+// the program names (ompi_mpi_comm_world, ompi_mpi_int, ...). A stripped executable counts as holding
 // variables. `auto` privatization skips regions for which this is false (every switch saves two copies).
 bool holds_program_variables(const RegionSpec& spec);
 
