@@ -23,38 +23,9 @@
     }                                                     \
   } while (0)
 
-/* Each rank's output lines, printed by rank 0 in rank order at the end (lines written by several native
- * processes could reach the launcher's output cut and interleaved). */
-typedef struct {
-  char buf[2048];
-  int len;
-} Log;
-
-static void say(Log* lg, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(lg->buf + lg->len, sizeof lg->buf - (size_t)lg->len, fmt, ap);
-  va_end(ap);
-  if (n > 0) lg->len += n;
-  if (lg->len >= (int)sizeof lg->buf) lg->len = (int)sizeof lg->buf - 1;
-}
-
-static void print_all(Log* lg, int me, int np) {
-  char* all = me == 0 ? malloc(sizeof lg->buf * (size_t)np) : NULL;
-  MPI_Gather(lg->buf, (int)sizeof lg->buf, MPI_CHAR, all, (int)sizeof lg->buf, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (me == 0) {
-    for (int r = 0; r < np; ++r) {
-      char* b = all + sizeof lg->buf * (size_t)r;
-      char* line = b;
-      for (char* c = b; *c; ++c)
-        if (*c == '\n') {
-          printf("r%02d: %.*s\n", r, (int)(c - line), line);
-          line = c + 1;
-        }
-    }
-    free(all);
-  }
-}
+/* Each rank's output lines, printed by rank 0 in rank order at the end. */
+#define RANK_LOG_BYTES 2048
+#include "rank_log.h"
 
 /* Exact times: A = world 0-3, B = world 4-7, leaders rank 0 of each. */
 static int timing(int me) {

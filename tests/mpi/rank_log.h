@@ -1,14 +1,20 @@
 // Per-rank output for the MPI test programs: each rank appends lines to its Log, and print_all gathers
 // every rank's lines to rank 0, which prints them in rank order ("rNN: line"), so the output does not
 // depend on how the launcher interleaves the native processes. Header-only, for tests/mpi/*.c.
+// RANK_LOG_BYTES (default 4096) is each rank's buffer and the size of the gather; a program may define it
+// before the include (its expected virtual times depend on the gather's size).
 #pragma once
 #include <mpi.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef RANK_LOG_BYTES
+#define RANK_LOG_BYTES 4096
+#endif
+
 typedef struct {
-  char buf[4096];
+  char buf[RANK_LOG_BYTES];
   int len;
 } Log;
 
