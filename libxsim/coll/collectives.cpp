@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/pof2.hpp"
 #include "native/datatype.hpp"
 
 namespace xsim::coll {
@@ -60,32 +61,7 @@ constexpr uint64_t kAlltoallMediumMsg = 32768;
 constexpr int kAlltoallThrottle = 32;
 constexpr uint64_t kReduceScatterCommLongMsg = 524288;
 
-// A temporary able to hold `count` elements of a datatype, addressed like a user buffer.
-class TypedTemp {
- public:
-  TypedTemp(int count, MPI_Datatype type) { base_ = static_cast<char*>(native::alloc_typed_buffer(count, type, &raw_)); }
-  ~TypedTemp() { native::free_typed_buffer(raw_); }
-  TypedTemp(const TypedTemp&) = delete;
-  TypedTemp& operator=(const TypedTemp&) = delete;
-  char* get() const { return base_; }
-
- private:
-  void* raw_ = nullptr;
-  char* base_ = nullptr;
-};
-
 inline bool in_place(const void* buf) { return buf == MPI_IN_PLACE; }
-inline bool is_pof2(int p) { return p > 0 && (p & (p - 1)) == 0; }
-inline int pof2_floor(int p) {
-  int v = 1;
-  while (v * 2 <= p) v *= 2;
-  return v;
-}
-inline int pof2_ceil(int p) {
-  int v = 1;
-  while (v < p) v *= 2;
-  return v;
-}
 // The lowest set bit of a nonzero relative rank; for rel 0 (the root) a mask covering everyone.
 inline int low_bit(int rel, int p) { return rel == 0 ? pof2_ceil(p) : (rel & -rel); }
 // Ranks in the binomial subtree rooted at relative rank `rel`.
@@ -183,9 +159,6 @@ void bcast_scatter_allgather(Transport& t, void* buf, int count, MPI_Datatype ty
 // ---------------------------------------------------------------------------------------------------
 // Reduction building blocks
 
-// The folded-away ranks of the non-power-of-two schemes: of ranks [0, 2*rem) the even ones hand their data
-// to the odd neighbour and sit out; the pof2 survivors get new ranks 0..pof2-1 in rank order.
-inline int real_rank(int newrank, int rem) { return newrank < rem ? newrank * 2 + 1 : newrank + rem; }
 
 // Fold step: even ranks below 2*rem send `acc` to rank+1; odd ones reduce it in (lower rank first).
 // Returns the new rank, or -1 for a rank that sat out.
@@ -223,7 +196,7 @@ Halving reduce_scatter_halving(Transport& t, char* acc, int count, MPI_Datatype 
   h.rem = p - h.pof2;
   h.disps.assign(h.pof2 + 1, 0);
   for (int i = 0; i < h.pof2; ++i) h.disps[i + 1] = h.disps[i] + count / h.pof2 + (i < count % h.pof2 ? 1 : 0);
-  TypedTemp tmp(count, type);
+  native::TypedBuffer tmp(count, type);
   h.newrank = fold_in(t, acc, tmp.get(), count, type, op, h.rem, tag);
   if (h.newrank < 0) return h;
   int lo = 0, hi = h.pof2;
@@ -259,14 +232,14 @@ void reduce_binomial(Transport& t, const void* sbuf, void* rbuf, int count, MPI_
   // A non-commutative operation is reduced to rank 0 (where rank order is the tree order) and the result
   // then sent on to the root.
   const int lroot = commutative ? root : 0;
-  TypedTemp tmp(count, type);
-  std::unique_ptr<TypedTemp> own;
+  native::TypedBuffer tmp(count, type);
+  std::unique_ptr<native::TypedBuffer> own;
   char* acc;
   if (r == root) {
     acc = static_cast<char*>(rbuf);
     if (!in_place(sbuf)) copy(sbuf, count, type, acc, count, type);
   } else {
-    own = std::make_unique<TypedTemp>(count, type);
+    own = std::make_unique<native::TypedBuffer>(count, type);
     acc = own->get();
     copy(sbuf, count, type, acc, count, type);
   }
@@ -298,13 +271,13 @@ void reduce_rabenseifner(Transport& t, const void* sbuf, void* rbuf, int count, 
                          int root) {
   const int r = t.rank();
   const MPI_Aint ext = extent_of(type);
-  std::unique_ptr<TypedTemp> own;
+  std::unique_ptr<native::TypedBuffer> own;
   char* acc;
   if (r == root) {
     acc = static_cast<char*>(rbuf);
     if (!in_place(sbuf)) copy(sbuf, count, type, acc, count, type);
   } else {
-    own = std::make_unique<TypedTemp>(count, type);
+    own = std::make_unique<native::TypedBuffer>(count, type);
     acc = own->get();
     copy(sbuf, count, type, acc, count, type);
   }
@@ -337,7 +310,7 @@ void allreduce_recursive_doubling(Transport& t, char* acc, int count, MPI_Dataty
   const int p = t.size(), r = t.rank();
   const int pof2 = pof2_floor(p), rem = p - pof2;
   const bool commutative = native::op_is_commutative(op);
-  TypedTemp tmp(count, type);
+  native::TypedBuffer tmp(count, type);
   const int newrank = fold_in(t, acc, tmp.get(), count, type, op, rem, kTagAllreduce);
   if (newrank >= 0) {
     for (int mask = 1; mask < pof2; mask <<= 1) {
@@ -571,8 +544,8 @@ void reduce_scatter_impl(Transport& t, const void* sbuf, void* rbuf, const int* 
 
   if (!commutative) {
     // Rank-ordered reduction to rank 0 (binomial), then a linear scatterv of the blocks.
-    std::unique_ptr<TypedTemp> full;
-    if (r == 0) full = std::make_unique<TypedTemp>(total, type);
+    std::unique_ptr<native::TypedBuffer> full;
+    if (r == 0) full = std::make_unique<native::TypedBuffer>(total, type);
     reduce_binomial(t, input, r == 0 ? full->get() : nullptr, total, type, op, 0);
     std::vector<int> displs(p);
     for (int i = 0; i < p; ++i) displs[i] = as_count(disps[i]);
@@ -583,7 +556,7 @@ void reduce_scatter_impl(Transport& t, const void* sbuf, void* rbuf, const int* 
   if (is_pof2(p) && nbytes < kReduceScatterCommLongMsg) {
     // Recursive halving: at distance mask the pair splits its common block range, each keeping the half
     // that contains its own block.
-    TypedTemp acc(total, type), tmp(total, type);
+    native::TypedBuffer acc(total, type), tmp(total, type);
     copy(input, total, type, acc.get(), total, type);
     for (int mask = p / 2; mask > 0; mask >>= 1) {
       const int peer = r ^ mask, base = r & ~(2 * mask - 1);
@@ -599,14 +572,14 @@ void reduce_scatter_impl(Transport& t, const void* sbuf, void* rbuf, const int* 
   }
 
   // Pairwise exchange: at step i send rank r+i its block of my input, receive mine from rank r-i.
-  std::unique_ptr<TypedTemp> saved;
+  std::unique_ptr<native::TypedBuffer> saved;
   if (in_place(sbuf)) {
-    saved = std::make_unique<TypedTemp>(total, type);
+    saved = std::make_unique<native::TypedBuffer>(total, type);
     copy(rbuf, total, type, saved->get(), total, type);
     input = saved->get();
   }
   copy(offset(input, disps[r], ext), rcounts[r], type, rbuf, rcounts[r], type);
-  TypedTemp tmp(rcounts[r], type);
+  native::TypedBuffer tmp(rcounts[r], type);
   for (int i = 1; i < p; ++i) {
     const int src = (r - i + p) % p, dst = (r + i) % p;
     t.sendrecv(offset(input, disps[dst], ext), rcounts[dst], type, dst, tag, tmp.get(), rcounts[r], type, src, tag);
@@ -893,7 +866,7 @@ void scan(Transport& t, const void* sbuf, void* rbuf, int count, MPI_Datatype ty
   const bool commutative = native::op_is_commutative(op);
   // `partial` is the reduction over the aligned group of ranks (of size mask) that contains r; `rbuf`
   // accumulates the part of it at or below r.
-  TypedTemp partial(count, type), tmp(count, type);
+  native::TypedBuffer partial(count, type), tmp(count, type);
   copy(rbuf, count, type, partial.get(), count, type);
   for (int mask = 1; mask < p; mask <<= 1) {
     const int peer = r ^ mask;
@@ -915,7 +888,7 @@ void exscan(Transport& t, const void* sbuf, void* rbuf, int count, MPI_Datatype 
   const int p = t.size(), r = t.rank();
   if (count == 0 || p == 1) return;
   const bool commutative = native::op_is_commutative(op);
-  TypedTemp partial(count, type), tmp(count, type);
+  native::TypedBuffer partial(count, type), tmp(count, type);
   copy(in_place(sbuf) ? rbuf : sbuf, count, type, partial.get(), count, type);
   bool have_result = false;  // rank 0's receive buffer is never written (its result is undefined)
   for (int mask = 1; mask < p; mask <<= 1) {

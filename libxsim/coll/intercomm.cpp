@@ -33,22 +33,6 @@ enum Tag : int {
 constexpr uint64_t kGatherInterShortMsg = 2048;
 constexpr uint64_t kScatterInterShortMsg = 2048;
 
-// A buffer for `count` elements of a datatype, addressed like a user buffer; empty unless `wanted`.
-class TypedBuf {
- public:
-  TypedBuf(bool wanted, int count, MPI_Datatype type) {
-    if (wanted) base_ = native::alloc_typed_buffer(count, type, &raw_);
-  }
-  ~TypedBuf() { native::free_typed_buffer(raw_); }
-  TypedBuf(const TypedBuf&) = delete;
-  TypedBuf& operator=(const TypedBuf&) = delete;
-  void* get() const { return base_; }
-
- private:
-  void* raw_ = nullptr;
-  void* base_ = nullptr;
-};
-
 inline MPI_Aint extent_of(MPI_Datatype t) { return native::type_extent(t).extent; }
 inline char* at(void* buf, int64_t elems, MPI_Aint ext) { return static_cast<char*>(buf) + elems * ext; }
 inline const char* at(const void* buf, int64_t elems, MPI_Aint ext) {
@@ -104,7 +88,7 @@ void reduce(Transport& local, Transport& remote, const void* sbuf, void* rbuf, i
     remote.recv(rbuf, count, type, 0, kTagReduce);
     return;
   }
-  TypedBuf tmp(local.rank() == 0, count, type);
+  native::TypedBuffer tmp(count, type, local.rank() == 0);
   coll::reduce(local, sbuf, tmp.get(), count, type, op, 0);
   if (local.rank() == 0) remote.send(tmp.get(), count, type, root, kTagReduce);
 }
@@ -113,7 +97,7 @@ void allreduce(Transport& local, Transport& remote, const void* sbuf, void* rbuf
                MPI_Op op) {
   if (count == 0) return;
   // Local reduce to rank 0, exchange of the two results between the rank 0s, local bcast.
-  TypedBuf tmp(local.rank() == 0, count, type);
+  native::TypedBuffer tmp(count, type, local.rank() == 0);
   coll::reduce(local, sbuf, tmp.get(), count, type, op, 0);
   if (local.rank() == 0)
     remote.sendrecv(tmp.get(), count, type, 0, kTagAllreduce, rbuf, count, type, 0, kTagAllreduce);
@@ -294,7 +278,7 @@ void reduce_scatter(Transport& local, Transport& remote, bool low, const void* s
   int total = 0;
   for (int i = 0; i < lp; ++i) displs[i] = total, total += rcounts[i];
   if (total == 0) return;
-  TypedBuf tmp(r == 0, total, type);
+  native::TypedBuffer tmp(total, type, r == 0);
   auto take = [&] { reduce(local, remote, sbuf, tmp.get(), total, type, op, r == 0 ? MPI_ROOT : MPI_PROC_NULL); };
   auto give = [&] { reduce(local, remote, sbuf, nullptr, total, type, op, 0); };
   if (low) take(), give();
@@ -306,7 +290,7 @@ void reduce_scatter_block(Transport& local, Transport& remote, bool low, const v
                           MPI_Datatype type, MPI_Op op) {
   const int lp = local.size(), r = local.rank(), total = rcount * lp;
   if (total == 0) return;
-  TypedBuf tmp(r == 0, total, type);
+  native::TypedBuffer tmp(total, type, r == 0);
   auto take = [&] { reduce(local, remote, sbuf, tmp.get(), total, type, op, r == 0 ? MPI_ROOT : MPI_PROC_NULL); };
   auto give = [&] { reduce(local, remote, sbuf, nullptr, total, type, op, 0); };
   if (low) take(), give();

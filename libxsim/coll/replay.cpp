@@ -7,32 +7,11 @@
 #include <cstring>
 #include <utility>
 
+#include "coll/pof2.hpp"
 #include "native/datatype.hpp"
 
 namespace xsim::coll {
 namespace {
-
-inline int pof2_floor(int p) {
-  int v = 1;
-  while (v * 2 <= p) v *= 2;
-  return v;
-}
-// collectives.cpp's real_rank: the survivor `newrank` of the non-power-of-two fold.
-inline int real_rank(int newrank, int rem) { return newrank < rem ? newrank * 2 + 1 : newrank + rem; }
-
-// A buffer for `count` elements of `type`, addressed like a user buffer (collectives.cpp's TypedTemp).
-class Temp {
- public:
-  Temp(int count, MPI_Datatype type) { base_ = static_cast<char*>(native::alloc_typed_buffer(count, type, &raw_)); }
-  ~Temp() { native::free_typed_buffer(raw_); }
-  Temp(const Temp&) = delete;
-  Temp& operator=(const Temp&) = delete;
-  char* get() const { return base_; }
-
- private:
-  void* raw_ = nullptr;
-  char* base_ = nullptr;
-};
 
 // For a contiguous datatype, its data bytes per element (pack and unpack are then one memcpy, as in
 // native::pack/unpack); else 0. Asked once per replay: a handle can name another type later.
@@ -79,7 +58,7 @@ void allreduce_doubling(ReplayNet& net, std::vector<SimTime>& t, char* const* ac
   const uint64_t cs = contiguous_size(type);
   const int p = static_cast<int>(t.size()), pof2 = pof2_floor(p), rem = p - pof2;
   const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
-  Temp ta(count, type), tb(count, type);
+  native::TypedBuffer ta(count, type), tb(count, type);
   fold(net, t, acc, count, type, rem, ta.get());
   std::vector<SimTime> arr(static_cast<size_t>(pof2));
   for (int mask = 1; mask < pof2; mask <<= 1) {
@@ -119,7 +98,7 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
   for (int i = 0; i < pof2; ++i) disps[i + 1] = disps[i] + count / pof2 + (i < count % pof2 ? 1 : 0);
   auto elems = [&](std::pair<int, int> b) { return static_cast<int>(disps[b.second] - disps[b.first]); };
   auto at = [&](char* buf, int block) { return buf + disps[block] * ext; };
-  Temp tmp(count, type);
+  native::TypedBuffer tmp(count, type);
   fold(net, t, acc, count, type, rem, tmp.get());
 
   // kept[k][nr]: the block range survivor nr keeps after the halving step with mask 1 << k.

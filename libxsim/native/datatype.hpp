@@ -48,6 +48,22 @@ bool op_is_commutative(MPI_Op op);
 // (already shifted by -true_lb); free with free_typed_buffer.
 void* alloc_typed_buffer(int count, MPI_Datatype t, void** raw);
 inline void free_typed_buffer(void* raw) { std::free(raw); }
+// Owns such a buffer for `count` elements of `t` (get() is the base to use); holds nothing, get() == nullptr,
+// when constructed with wanted == false.
+class TypedBuffer {
+ public:
+  TypedBuffer(int count, MPI_Datatype t, bool wanted = true) {
+    if (wanted) base_ = static_cast<char*>(alloc_typed_buffer(count, t, &raw_));
+  }
+  ~TypedBuffer() { free_typed_buffer(raw_); }
+  TypedBuffer(const TypedBuffer&) = delete;
+  TypedBuffer& operator=(const TypedBuffer&) = delete;
+  char* get() const { return base_; }
+
+ private:
+  void* raw_ = nullptr;
+  char* base_ = nullptr;
+};
 
 // Stores a received byte count and the cancelled flag in a status, as MPI_Status_set_elements_x(st, MPI_BYTE,
 // bytes) and MPI_Status_set_cancelled would: written straight into the native MPI's status layout (two

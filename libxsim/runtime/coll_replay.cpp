@@ -59,20 +59,15 @@ bool reduction_works(const void* data, MPI_Datatype type, MPI_Op op) {
   const bool named = native::type_is_named(type);
   if (named && std::find(known_good.begin(), known_good.end(), std::make_pair(type, op)) != known_good.end())
     return true;
-  void* ra = nullptr;
-  void* rb = nullptr;
-  char* a = static_cast<char*>(native::alloc_typed_buffer(1, type, &ra));
-  char* b = static_cast<char*>(native::alloc_typed_buffer(1, type, &rb));
+  native::TypedBuffer a(1, type), b(1, type);
   bool works = true;
   try {
-    native::copy(data, 1, type, a, 1, type);
-    native::copy(a, 1, type, b, 1, type);
-    native::reduce_local(a, b, 1, type, op);
+    native::copy(data, 1, type, a.get(), 1, type);
+    native::copy(a.get(), 1, type, b.get(), 1, type);
+    native::reduce_local(a.get(), b.get(), 1, type, op);
   } catch (const native::MpiError&) {
     works = false;
   }
-  native::free_typed_buffer(ra);
-  native::free_typed_buffer(rb);
   if (works && named) known_good.emplace_back(type, op);
   return works;
 }
