@@ -499,6 +499,9 @@ void Engine::route(Message* m) {
 }
 
 void Engine::deliver_local(Message* m) {
+  // A message that arrives no later than the clock at which the current rank was found the earliest (zero
+  // latency: ranks that share a core) may queue a rank or an applied message before it: ask again.
+  if (m->t_arrive <= earliest_clock_) [[unlikely]] forget_earliest();
   if (m->kind == Message::kApplied) {
     applied_.push_back(m);
     std::push_heap(applied_.begin(), applied_.end(), LaterArrival{});
@@ -551,6 +554,7 @@ void Engine::enter_globals(const Rank& r) {
 }
 
 void Engine::wake(int64_t world, SimTime t) {
+  forget_earliest();  // a hook's or a collective's wake-up may queue a rank at or before the current clock
   Rank* r = local_rank(world);
   if (!r || r->state != RankState::Blocked) return;
   if (!r->queued || t < r->queue_key) enqueue(*r, t);
@@ -659,7 +663,7 @@ void Engine::release_request(int id) {
 }
 
 int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx) {
-  yield_if_ahead();
+  ensure_earliest();
   Rank& r = *current_;
   process_arrivals(r, r.clock);
   int id = new_send_request(false);
@@ -687,12 +691,12 @@ void Engine::wait(int id, const BlockInfo& why) {
   Rank& r = *current_;
   Request& q = requests_[static_cast<size_t>(id)];
   if (!q.complete) {
-    yield_if_ahead();
+    ensure_earliest();
     for (;;) {
       process_arrivals(r, r.clock);
       progress(r);
       if (q.complete) break;
-      block(why);
+      block_then_note(why);
     }
   }
   if (r.clock < q.completion) r.clock = q.completion;
@@ -717,10 +721,10 @@ int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
       return best;
     }
     if (!yielded) {
-      yield_if_ahead();
+      ensure_earliest();
       yielded = true;
     } else {
-      block(why);
+      block_then_note(why);
     }
     process_arrivals(r, r.clock);
     progress(r);
@@ -731,7 +735,7 @@ bool Engine::test(int id) {
   Rank& r = *current_;
   Request& q = requests_[static_cast<size_t>(id)];
   if (!q.complete) {
-    yield_if_ahead();
+    ensure_earliest();
     process_arrivals(r, r.clock);
     progress(r);
   }
@@ -741,7 +745,7 @@ bool Engine::test(int id) {
 }
 
 void Engine::refresh_arrivals() {
-  yield_if_ahead();
+  ensure_earliest();
   process_arrivals(*current_, current_->clock);
   progress(*current_);
 }
@@ -762,7 +766,7 @@ bool Engine::cancel(int id) {
 
 Message* Engine::probe(int source, int tag, uint64_t ctx, bool blocking, const BlockInfo& why) {
   Rank& r = *current_;
-  yield_if_ahead();
+  ensure_earliest();
   Request pattern;
   pattern.source = source;
   pattern.tag = tag;
@@ -773,7 +777,7 @@ Message* Engine::probe(int source, int tag, uint64_t ctx, bool blocking, const B
     for (Message* m : r.unexpected)
       if (matches(pattern, m)) return m;
     if (!blocking) return nullptr;
-    block(why);
+    block_then_note(why);
   }
 }
 

@@ -342,6 +342,28 @@ class Engine {
 
  private:
   void enqueue(Rank& r, SimTime key);
+  // [rank] yield_if_ahead(), skipped when the current rank has already been found the earliest of its
+  // process at its present clock since it was last resumed. The answer stands until its clock moves or
+  // it switches out: its own sends arrive after clock + min latency (deliver_local forgets the answer for
+  // a zero-latency one), and only wake() (forgets it too) queues ranks otherwise. Saves the second run-queue
+  // look-up of a receive (post_recv, then wait at the same clock).
+  void ensure_earliest() {
+    if (earliest_switch_ == switches_ && earliest_clock_ == current_->clock) return;
+    yield_if_ahead();
+    earliest_switch_ = switches_;
+    earliest_clock_ = current_->clock;
+  }
+  void forget_earliest() { earliest_switch_ = ~uint64_t{0}; }
+  // [rank] block(), then: a rank resumed at its queue key is the run queue's minimum at its clock (ties by
+  // rank, applied messages first, inside the window), so the next ensure_earliest() at that clock is free.
+  void block_then_note(const BlockInfo& why) {
+    block(why);
+    Rank& r = *current_;
+    if (r.clock == r.queue_key) {
+      earliest_switch_ = switches_;
+      earliest_clock_ = r.clock;
+    }
+  }
   bool heap_has_earlier(const Rank& r);
   void clean_heap_top();
   void switch_to_scheduler();
@@ -401,6 +423,8 @@ class Engine {
   bool deadlock_reporting_ = false;
   int64_t unfinished_local_ = 0;
   uint64_t switches_ = 0, windows_ = 0;
+  uint64_t earliest_switch_ = ~uint64_t{0};  // ensure_earliest(): the resume (switches_) and clock at which
+  SimTime earliest_clock_ = SimTime::from_ps(-1);  // the current rank was last found the earliest
   uint64_t messages_sent_ = 0;
   Observer* observer_ = nullptr;
   Progress* progress_ = nullptr;
