@@ -175,17 +175,7 @@ const detail::NamedInfo* named_info(MPI_Datatype t) {
   return &slot;
 }
 
-// MPICH 4: count_lo, count_hi_and_cancelled (bit 0: cancelled; the count's high word shifted left by one).
-// Open MPI 4: _cancelled, _ucount (bytes).
-void set_status_direct(MPI_Status* st, uint64_t bytes, bool cancelled) {
-#if defined(XSIM_NATIVE_MPICH)
-  st->count_lo = static_cast<int>(static_cast<uint32_t>(bytes));
-  st->count_hi_and_cancelled = static_cast<int>(static_cast<uint32_t>((bytes >> 32) << 1)) | (cancelled ? 1 : 0);
-#else
-  st->_ucount = static_cast<size_t>(bytes);
-  st->_cancelled = cancelled ? 1 : 0;
-#endif
-}
+using detail::set_status_direct;
 
 void set_status_native(MPI_Status* st, uint64_t bytes, bool cancelled) {
   PMPI_Status_set_elements_x(st, MPI_BYTE, static_cast<MPI_Count>(bytes));
@@ -226,13 +216,17 @@ TypeFacts type_facts_slow(MPI_Datatype t) {
 }
 }  // namespace detail
 
-void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
-  static const bool direct = status_direct_agrees();
-  if (direct) [[likely]]
+namespace detail {
+int g_status_way = 0;
+
+void set_status_count_slow(MPI_Status* st, uint64_t bytes, bool cancelled) {
+  if (g_status_way == 0) g_status_way = status_direct_agrees() ? 1 : 2;  // once per process
+  if (g_status_way == 1)
     set_status_direct(st, bytes, cancelled);
   else
     set_status_native(st, bytes, cancelled);
 }
+}  // namespace detail
 
 uint64_t type_size(MPI_Datatype t) {
   if (const NamedInfo* n = named_info(t)) return n->size;

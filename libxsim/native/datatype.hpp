@@ -69,7 +69,7 @@ class TypedBuffer {
 // bytes) and MPI_Status_set_cancelled would: written straight into the native MPI's status layout (two
 // native calls per receive otherwise), after a one-time check that the direct write agrees with the native
 // calls (if it ever did not, the native calls are used).
-void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled);
+inline void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled);
 
 namespace detail {
 struct NamedInfo {
@@ -83,7 +83,28 @@ inline NamedInfo& named_slot(MPI_Datatype t) {
   return g_named[(h ^ (h >> 8) ^ (h >> 16)) & 255];
 }
 TypeFacts type_facts_slow(MPI_Datatype t);
+// set_status_count's way: 0 not yet checked, 1 direct writes (they agree with the native calls), 2 the calls.
+extern int g_status_way;
+void set_status_count_slow(MPI_Status* st, uint64_t bytes, bool cancelled);
+// MPICH 4: count_lo, count_hi_and_cancelled (bit 0: cancelled; the count's high word shifted left by one).
+// Open MPI 4: _cancelled, _ucount (bytes).
+inline void set_status_direct(MPI_Status* st, uint64_t bytes, bool cancelled) {
+#if defined(XSIM_NATIVE_MPICH)
+  st->count_lo = static_cast<int>(static_cast<uint32_t>(bytes));
+  st->count_hi_and_cancelled = static_cast<int>(static_cast<uint32_t>((bytes >> 32) << 1)) | (cancelled ? 1 : 0);
+#else
+  st->_ucount = static_cast<size_t>(bytes);
+  st->_cancelled = cancelled ? 1 : 0;
+#endif
+}
 }  // namespace detail
+
+inline void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
+  if (detail::g_status_way == 1) [[likely]]
+    detail::set_status_direct(st, bytes, cancelled);
+  else
+    detail::set_status_count_slow(st, bytes, cancelled);
+}
 
 inline TypeFacts type_facts(MPI_Datatype t) {
   const detail::NamedInfo& n = detail::named_slot(t);

@@ -14,7 +14,7 @@ namespace {
 
 Engine& E() { return *g_engine; }
 
-void check_send(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm*& c) {
+[[gnu::always_inline]] inline void check_send(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm*& c) {
   c = &check_comm(comm);
   check_count(count);
   check_type(type);
@@ -23,7 +23,7 @@ void check_send(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, in
   check_peer(*c, dest, false);
 }
 
-void check_recv(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag, Comm*& c) {
+[[gnu::always_inline]] inline void check_recv(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag, Comm*& c) {
   c = &check_comm(comm);
   check_count(count);
   check_type(type);

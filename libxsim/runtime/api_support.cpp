@@ -97,7 +97,6 @@ void check_peer_failed(const Comm& c, int peer) {
                          std::to_string(c.peer_size()) + (c.is_inter ? " ranks in its remote group)" : " ranks)"));
 }
 
-int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current().world); }
 
 MPI_Request to_handle(int id) { return handles::make<MPI_Request>(Kind::Request, static_cast<uint32_t>(id)); }
 

@@ -103,7 +103,7 @@ inline void check_peer(const Comm& c, int peer, bool any_ok) {
   if (peer == MPI_PROC_NULL || (any_ok && peer == MPI_ANY_SOURCE)) return;
   check_peer_failed(c, peer);  // on an intercommunicator: a rank of the remote group
 }
-int my_rank_in(const Comm& c);
+inline int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current().world); }
 
 // Request handles as the application sees them.
 MPI_Request to_handle(int id);

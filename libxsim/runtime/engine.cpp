@@ -422,23 +422,6 @@ void Engine::block(const BlockInfo& why) {
 // ----------------------------------------------------------------------------------------------------
 // Messages
 
-SimTime Engine::fifo_arrival(Rank& r, int32_t dst, SimTime t) { return fifo_arrival_at(r, dst, r.clock, t); }
-
-SimTime Engine::fifo_arrival_at(Rank& r, int32_t dst, SimTime now, SimTime t) {
-  // Messages between one pair never overtake each other. Only sends whose arrival is later than anything
-  // a new send could achieve (now + minimum latency) are remembered, so the list stays tiny.
-  SimTime horizon = now + min_latency_;
-  auto& rec = r.recent;
-  size_t k = 0;
-  for (size_t i = 0; i < rec.size(); ++i) {
-    if (rec[i].t_arrive <= horizon) continue;
-    if (rec[i].dst == dst && rec[i].t_arrive > t) t = rec[i].t_arrive;
-    rec[k++] = rec[i];
-  }
-  rec.truncate(k);
-  if (t > horizon) rec.push_back({dst, t});
-  return t;
-}
 
 void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx,
                   int src_in_comm, int sync_req) {
@@ -452,7 +435,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
     else
       native::pack(buf, count, type, m->payload());
   }
-  SimTime latency = net_->message_latency(core_of(r.world), core_of(dst), bytes);
+  SimTime latency = message_latency(r.world, dst, bytes);
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
   m->seq = r.send_seq++;
   m->ctx = ctx;
@@ -473,7 +456,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
 
 void Engine::send_ack(Rank& r, Message* m, SimTime when) {
   Message* a = Message::create(0);
-  a->t_arrive = when + net_->message_latency(core_of(r.world), core_of(m->src), 0);
+  a->t_arrive = when + message_latency(r.world, m->src, 0);
   a->seq = r.send_seq++;
   a->ctx = m->ctx;
   a->bytes = 0;
@@ -488,11 +471,11 @@ void Engine::send_ack(Rank& r, Message* m, SimTime when) {
 }
 
 void Engine::route(Message* m) {
-  int p = owner_of(m->dst);
-  if (p == proc_) {
+  if (static_cast<uint64_t>(m->dst - first_local_) < ranks_.size()) {  // one of this process's ranks
     deliver_local(m);
     return;
   }
+  int p = owner_of(m->dst);
   std::memcpy(exchange_->append(p, sizeof(Message) + m->bytes), m, sizeof(Message) + m->bytes);
   if (m->t_arrive < out_min_) out_min_ = m->t_arrive;
   Message::destroy(m);
@@ -519,7 +502,7 @@ void Engine::deliver_local(Message* m) {
 
 SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
   Rank& r = *current_;
-  SimTime latency = net_->message_latency(core_of(r.world), core_of(dst), model_bytes);
+  SimTime latency = message_latency(r.world, dst, model_bytes);
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
   m->seq = r.send_seq++;
   m->ack_token = -1;
@@ -535,7 +518,7 @@ SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
 }
 
 SimTime Engine::send_applied_from(Message* m, int64_t src, int64_t dst, SimTime t, uint64_t model_bytes) {
-  m->t_arrive = t + net_->message_latency(core_of(src), core_of(dst), model_bytes);
+  m->t_arrive = t + message_latency(src, dst, model_bytes);
   // After every message the rank itself sends at the same time: hooks run in an order that does not
   // depend on N, but their count here does (other processes' hooks), so they never tie with rank sends.
   m->seq = (1ull << 63) | applied_seq_++;
@@ -574,7 +557,7 @@ void Engine::apply_next() {
     Message::destroy(m);
 }
 
-void Engine::process_arrivals(Rank& r, SimTime upto) {
+void Engine::process_due_arrivals(Rank& r, SimTime upto) {
   while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
     std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
     Message* m = r.arrivals.back();
@@ -634,32 +617,15 @@ void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
 // ----------------------------------------------------------------------------------------------------
 // Requests
 
-int Engine::new_send_request(bool complete) {
-  int id;
-  if (!free_requests_.empty()) {
-    id = free_requests_.back();
-    free_requests_.pop_back();
-  } else {
-    id = static_cast<int>(requests_.size());
-    requests_.emplace_back();
-  }
-  Request& q = requests_[static_cast<size_t>(id)];
-  uint32_t gen = q.gen;
-  q = Request{};
-  q.gen = gen;
-  q.kind = Request::Kind::Send;
-  q.complete = complete;
-  q.completion = current_ ? current_->clock : SimTime::zero();
+int Engine::grow_requests() {
+  int id = static_cast<int>(requests_.size());
+  requests_.emplace_back();
   return id;
 }
 
-void Engine::release_request(int id) {
-  Request& q = requests_[static_cast<size_t>(id)];
-  if (q.msg) Message::destroy(q.msg);  // a matched message nobody received
+void Engine::release_matched(Request& q) {
+  Message::destroy(q.msg);  // a matched message nobody received
   q.msg = nullptr;
-  q.kind = Request::Kind::Free;
-  ++q.gen;
-  free_requests_.push_back(id);
 }
 
 int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx) {

@@ -226,7 +226,23 @@ class Engine {
   // request completes when the receiver matches the message (synchronous mode).
   void send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx, int src_in_comm,
             int sync_req);
-  int new_send_request(bool complete);
+  int new_send_request(bool complete) {
+    int id;
+    if (!free_requests_.empty()) [[likely]] {
+      id = free_requests_.back();
+      free_requests_.pop_back();
+    } else {
+      id = grow_requests();
+    }
+    Request& q = requests_[static_cast<size_t>(id)];
+    uint32_t gen = q.gen;
+    q = Request{};
+    q.gen = gen;
+    q.kind = Request::Kind::Send;
+    q.complete = complete;
+    q.completion = current_ ? current_->clock : SimTime::zero();
+    return id;
+  }
   // Posts a receive; returns its request id.
   int post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx);
   Request& request(int id) { return requests_[static_cast<size_t>(id)]; }
@@ -234,7 +250,13 @@ class Engine {
     return id >= 0 && static_cast<size_t>(id) < requests_.size() &&
            requests_[static_cast<size_t>(id)].kind != Request::Kind::Free;
   }
-  void release_request(int id);
+  void release_request(int id) {
+    Request& q = requests_[static_cast<size_t>(id)];
+    if (q.msg) [[unlikely]] release_matched(q);
+    q.kind = Request::Kind::Free;
+    ++q.gen;
+    free_requests_.push_back(id);
+  }
   // Blocks until request `id` is complete (clock moves to its completion time).
   void wait(int id, const BlockInfo& why);
   // Blocks until at least one of `ids` (negative entries ignored) is complete; returns its position
@@ -297,11 +319,25 @@ class Engine {
   // The pieces of a send the fast path of local collectives needs to time a message exactly as send() does.
   // The network latency of `bytes` from world rank `src` to world rank `dst`.
   SimTime message_latency(int64_t src, int64_t dst, uint64_t bytes) const {
-    return net_->message_latency(core_of(src), core_of(dst), bytes);
+    return net_->message_latency(core_of(src), core_of(dst), bytes, transfer_memo_);
   }
   // The arrival of a message from local rank `r` to `dst` leaving at virtual time `now` with network arrival
   // `t`, after every earlier message of the pair (send()'s FIFO rule; updates r's record of recent sends).
-  SimTime fifo_arrival_at(Rank& r, int32_t dst, SimTime now, SimTime t);
+  SimTime fifo_arrival_at(Rank& r, int32_t dst, SimTime now, SimTime t) {
+    // Messages between one pair never overtake each other. Only sends whose arrival is later than anything
+    // a new send could achieve (now + minimum latency) are remembered, so the list stays tiny.
+    SimTime horizon = now + min_latency_;
+    auto& rec = r.recent;
+    size_t k = 0;
+    for (size_t i = 0; i < rec.size(); ++i) {
+      if (rec[i].t_arrive <= horizon) continue;
+      if (rec[i].dst == dst && rec[i].t_arrive > t) t = rec[i].t_arrive;
+      rec[k++] = rec[i];
+    }
+    rec.truncate(k);
+    if (t > horizon) rec.push_back({dst, t});
+    return t;
+  }
   // Counts a replayed data message of `bytes` sent by local rank `r` (statistics, report, send order).
   void count_replayed_send(Rank& r, uint64_t bytes) {
     ++r.stats.messages;
@@ -342,6 +378,8 @@ class Engine {
 
  private:
   void enqueue(Rank& r, SimTime key);
+  int grow_requests();                  // a new entry at the end of the request table: its id
+  void release_matched(Request& q);     // frees the message a released Matched request still holds
   // [rank] yield_if_ahead(), skipped when the current rank has already been found the earliest of its
   // process at its present clock since it was last resumed. The answer stands until its clock moves or
   // it switches out: its own sends arrive after clock + min latency (deliver_local forgets the answer for
@@ -373,13 +411,18 @@ class Engine {
   void run_window(SimTime window_end);
   void deliver_local(Message* m);
   void route(Message* m);
-  void process_arrivals(Rank& r, SimTime upto);
+  // Processes r's arrivals up to `upto` (matching each against the posted receives, else queueing it as
+  // unexpected); inline: usually there is none due, and the test is two loads.
+  void process_arrivals(Rank& r, SimTime upto) {
+    if (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) process_due_arrivals(r, upto);
+  }
+  void process_due_arrivals(Rank& r, SimTime upto);
   void match_recv(Rank& r, Request& q, Message* m, SimTime when);
   void progress(Rank& r) {
     if (r.pending_progress && progress_hook_) progress_hook_(r);
   }
   void send_ack(Rank& r, Message* m, SimTime when);
-  SimTime fifo_arrival(Rank& r, int32_t dst, SimTime t);
+  SimTime fifo_arrival(Rank& r, int32_t dst, SimTime t) { return fifo_arrival_at(r, dst, r.clock, t); }
   void finish_rank(Rank& r, int code);
   void check_canary(Rank& r);
   int report_deadlock(int64_t unfinished_total);
@@ -411,6 +454,7 @@ class Engine {
   SimTime window_end_ = SimTime::infinity();
   SimTime lookahead_ = SimTime::infinity();
   SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
+  mutable net::Network::TransferMemo transfer_memo_;  // message_latency's last transfer time
   RequestTable requests_;
   std::vector<int32_t> free_requests_;
   std::unique_ptr<native::Exchange> exchange_;

@@ -52,7 +52,8 @@ class SmallVec {
   // Shrinks to the first n elements (n <= size()).
   void truncate(size_t n) { size_ = static_cast<uint32_t>(n); }
   T* erase(T* pos) {
-    std::memmove(static_cast<void*>(pos), pos + 1, static_cast<size_t>(end() - pos - 1) * sizeof(T));
+    T* last = end() - 1;
+    if (pos != last) std::memmove(static_cast<void*>(pos), pos + 1, static_cast<size_t>(last - pos) * sizeof(T));
     --size_;
     return pos;
   }
