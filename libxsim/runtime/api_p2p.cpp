@@ -56,7 +56,7 @@ int finish(int id, MPI_Status* st) {
   return err;
 }
 
-void wait_id(int id, const char* call, int peer, int tag, MPI_Comm comm) {
+[[gnu::always_inline]] inline void wait_id(int id, const char* call, int peer, int tag, MPI_Comm comm) {
   E().wait(id, BlockInfo{call, peer == MPI_ANY_SOURCE ? kAnySource : peer, tag == MPI_ANY_TAG ? kAnyTag : tag, comm});
 }
 
@@ -78,10 +78,11 @@ int active_id(MPI_Request h) {
 
 // Once the operation behind *h has completed (call before releasing it): the handle becomes MPI_REQUEST_NULL, except
 // a persistent request's, which becomes inactive (MPI_Start may start it again).
+// *h has already been checked (active_id), so it is only decoded here.
 void retire(MPI_Request* h) {
-  int id = from_handle(*h);
-  if (id >= 0 && E().request(id).kind == Request::Kind::Persistent)
-    E().request(id).inner = -1;
+  uint32_t id = 0;
+  if (handles::decode(handles::Kind::Request, *h, &id) && E().request(static_cast<int>(id)).kind == Request::Kind::Persistent)
+    E().request(static_cast<int>(id)).inner = -1;
   else
     *h = MPI_REQUEST_NULL;
 }

@@ -100,15 +100,10 @@ void check_peer_failed(const Comm& c, int peer) {
 
 MPI_Request to_handle(int id) { return handles::make<MPI_Request>(Kind::Request, static_cast<uint32_t>(id)); }
 
-int from_handle(MPI_Request h) {
-  if (h == MPI_REQUEST_NULL) return -1;
-  uint32_t u = 0;
-  if (!handles::decode(Kind::Request, h, &u) || !g_engine->valid_request(static_cast<int>(u))) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "invalid request handle 0x%08llx", handles::shown(Kind::Request, h));
-    fail(MPI_ERR_REQUEST, buf);
-  }
-  return static_cast<int>(u);
+void invalid_request_handle(MPI_Request h) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "invalid request handle 0x%08llx", handles::shown(Kind::Request, h));
+  fail(MPI_ERR_REQUEST, buf);
 }
 
 int completed_null_request(bool is_recv) {

@@ -10,6 +10,7 @@
 #include "coll/transport.hpp"
 #include "comm.hpp"
 #include "engine.hpp"
+#include "handles.hpp"
 #include "native/abi.hpp"
 #include "native/datatype.hpp"
 #include "observer.hpp"
@@ -107,7 +108,15 @@ inline int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current(
 
 // Request handles as the application sees them.
 MPI_Request to_handle(int id);
-int from_handle(MPI_Request h);  // -1 for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST when invalid
+[[noreturn, gnu::cold]] void invalid_request_handle(MPI_Request h);
+// -1 for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST when invalid. Inline: every completion call decodes one.
+inline int from_handle(MPI_Request h) {
+  if (h == MPI_REQUEST_NULL) return -1;
+  uint32_t u = 0;
+  if (!handles::decode(handles::Kind::Request, h, &u) || !g_engine->valid_request(static_cast<int>(u))) [[unlikely]]
+    invalid_request_handle(h);
+  return static_cast<int>(u);
+}
 // A request that is already complete (MPI_PROC_NULL operations).
 int completed_null_request(bool is_recv);
 

@@ -653,19 +653,15 @@ int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int t
   return id;
 }
 
-void Engine::wait(int id, const BlockInfo& why) {
+void Engine::wait_incomplete(Request& q, const BlockInfo& why) {
   Rank& r = *current_;
-  Request& q = requests_[static_cast<size_t>(id)];
-  if (!q.complete) {
-    ensure_earliest();
-    for (;;) {
-      process_arrivals(r, r.clock);
-      progress(r);
-      if (q.complete) break;
-      block_then_note(why);
-    }
+  ensure_earliest();
+  for (;;) {
+    process_arrivals(r, r.clock);
+    progress(r);
+    if (q.complete) return;
+    block_then_note(why);
   }
-  if (r.clock < q.completion) r.clock = q.completion;
 }
 
 int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {

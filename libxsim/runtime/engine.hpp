@@ -258,7 +258,12 @@ class Engine {
     free_requests_.push_back(id);
   }
   // Blocks until request `id` is complete (clock moves to its completion time).
-  void wait(int id, const BlockInfo& why);
+  void wait(int id, const BlockInfo& why) {
+    Request& q = requests_[static_cast<size_t>(id)];
+    if (!q.complete) wait_incomplete(q, why);
+    if (current_->clock < q.completion) current_->clock = q.completion;
+  }
+  void wait_incomplete(Request& q, const BlockInfo& why);
   // Blocks until at least one of `ids` (negative entries ignored) is complete; returns its position
   // (earliest completion, ties lowest position), or -1 if all entries are negative.
   int wait_any(int n, const int* ids, const BlockInfo& why);
