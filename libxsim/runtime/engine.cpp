@@ -470,11 +470,7 @@ void Engine::send_ack(Rank& r, Message* m, SimTime when) {
   route(a);
 }
 
-void Engine::route(Message* m) {
-  if (static_cast<uint64_t>(m->dst - first_local_) < ranks_.size()) {  // one of this process's ranks
-    deliver_local(m);
-    return;
-  }
+void Engine::route_remote(Message* m) {
   int p = owner_of(m->dst);
   std::memcpy(exchange_->append(p, sizeof(Message) + m->bytes), m, sizeof(Message) + m->bytes);
   if (m->t_arrive < out_min_) out_min_ = m->t_arrive;
@@ -590,7 +586,7 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
   }
 }
 
-void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
+inline void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
   const native::TypeFacts type_facts = native::type_facts(q.type);  // one look-up per message
   uint64_t capacity = q.count > 0 ? type_facts.size * static_cast<uint64_t>(q.count) : 0;
   uint64_t n = m->bytes;

@@ -226,7 +226,7 @@ class Engine {
   // request completes when the receiver matches the message (synchronous mode).
   void send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx, int src_in_comm,
             int sync_req);
-  int new_send_request(bool complete) {
+  [[gnu::always_inline]] int new_send_request(bool complete) {
     int id;
     if (!free_requests_.empty()) [[likely]] {
       id = free_requests_.back();
@@ -250,7 +250,7 @@ class Engine {
     return id >= 0 && static_cast<size_t>(id) < requests_.size() &&
            requests_[static_cast<size_t>(id)].kind != Request::Kind::Free;
   }
-  void release_request(int id) {
+  [[gnu::always_inline]] void release_request(int id) {
     Request& q = requests_[static_cast<size_t>(id)];
     if (q.msg) [[unlikely]] release_matched(q);
     q.kind = Request::Kind::Free;
@@ -415,14 +415,20 @@ class Engine {
   void start_fiber(Rank& r);
   void run_window(SimTime window_end);
   void deliver_local(Message* m);
-  void route(Message* m);
+  void route(Message* m) {
+    if (static_cast<uint64_t>(m->dst - first_local_) < ranks_.size())  // one of this process's ranks
+      deliver_local(m);
+    else
+      route_remote(m);
+  }
+  void route_remote(Message* m);
   // Processes r's arrivals up to `upto` (matching each against the posted receives, else queueing it as
   // unexpected); inline: usually there is none due, and the test is two loads.
   void process_arrivals(Rank& r, SimTime upto) {
     if (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) process_due_arrivals(r, upto);
   }
   void process_due_arrivals(Rank& r, SimTime upto);
-  void match_recv(Rank& r, Request& q, Message* m, SimTime when);
+  [[gnu::always_inline]] inline void match_recv(Rank& r, Request& q, Message* m, SimTime when);
   void progress(Rank& r) {
     if (r.pending_progress && progress_hook_) progress_hook_(r);
   }
