@@ -34,21 +34,21 @@ Engine& E() { return *g_engine; }
 
 // Sends on the communicator's point-to-point context. Returns the request id of a synchronous send, or
 // -1 for an eager one.
-int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm& c, bool sync) {
+[[gnu::always_inline]] inline int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm& c, bool sync) {
   if (dest == MPI_PROC_NULL) return -1;
   int sync_req = sync ? E().new_send_request(false) : -1;
   E().send(buf, count, type, c.peer_world(dest), tag, c.p2p_ctx(), my_rank_in(c), sync_req);
   return sync_req;
 }
 
-int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, Comm& c) {
+[[gnu::always_inline]] inline int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, Comm& c) {
   if (source == MPI_PROC_NULL) return completed_null_request(true);
   return E().post_recv(buf, count, type, source == MPI_ANY_SOURCE ? kAnySource : source,
                        tag == MPI_ANY_TAG ? kAnyTag : tag, c.p2p_ctx());
 }
 
 // Completes request `id` (already complete or waited for), fills the status and frees it.
-int finish(int id, MPI_Status* st) {
+[[gnu::always_inline]] inline int finish(int id, MPI_Status* st) {
   Request& q = E().request(id);
   fill_status(st, q);
   int err = q.st_error;
