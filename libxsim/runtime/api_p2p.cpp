@@ -118,15 +118,17 @@ std::vector<int> ids_of(int n, const MPI_Request reqs[], int* active = nullptr) 
 // checks the attached buffer; synchronous mode completes when the receiver's match is acknowledged.
 enum class SendMode { standard, ready, buffered, synchronous };
 
-int send_entry(const char* name, SendMode mode, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-               MPI_Comm comm, MPI_Request* req, bool nonblocking) {
+// One instance per mode and kind (blocking or not): each entry point keeps only its own branches.
+template <SendMode mode, bool nonblocking>
+int send_entry(const char* name, const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+               MPI_Request* req) {
   return guarded(name, comm, [&] {
     Comm* c;
     check_send(comm, buf, count, type, dest, tag, c);
-    if (nonblocking) check_pointer(req, MPI_ERR_REQUEST, "the request");
-    if (mode == SendMode::buffered) bsend_check(buf, count, type);
+    if constexpr (nonblocking) check_pointer(req, MPI_ERR_REQUEST, "the request");
+    if constexpr (mode == SendMode::buffered) bsend_check(buf, count, type);
     int id = do_send(buf, count, type, dest, tag, *c, mode == SendMode::synchronous);
-    if (req) {  // nonblocking: hand out a request (already complete unless synchronous)
+    if constexpr (nonblocking) {  // hand out a request (already complete unless synchronous)
       *req = to_handle(id >= 0 ? id : E().new_send_request(true));
     } else if (id >= 0) {
       wait_id(id, name, dest, tag, comm);
@@ -138,32 +140,32 @@ int send_entry(const char* name, SendMode mode, const void* buf, int count, MPI_
 }  // namespace
 
 XSIM_API int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Send", SendMode::standard, buf, count, type, dest, tag, comm, nullptr, false);
+  return send_entry<SendMode::standard, false>("MPI_Send", buf, count, type, dest, tag, comm, nullptr);
 }
 XSIM_API int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Rsend", SendMode::ready, buf, count, type, dest, tag, comm, nullptr, false);
+  return send_entry<SendMode::ready, false>("MPI_Rsend", buf, count, type, dest, tag, comm, nullptr);
 }
 XSIM_API int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Bsend", SendMode::buffered, buf, count, type, dest, tag, comm, nullptr, false);
+  return send_entry<SendMode::buffered, false>("MPI_Bsend", buf, count, type, dest, tag, comm, nullptr);
 }
 XSIM_API int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  return send_entry("MPI_Ssend", SendMode::synchronous, buf, count, type, dest, tag, comm, nullptr, false);
+  return send_entry<SendMode::synchronous, false>("MPI_Ssend", buf, count, type, dest, tag, comm, nullptr);
 }
 XSIM_API int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                        MPI_Request* req) {
-  return send_entry("MPI_Isend", SendMode::standard, buf, count, type, dest, tag, comm, req, true);
+  return send_entry<SendMode::standard, true>("MPI_Isend", buf, count, type, dest, tag, comm, req);
 }
 XSIM_API int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return send_entry("MPI_Irsend", SendMode::ready, buf, count, type, dest, tag, comm, req, true);
+  return send_entry<SendMode::ready, true>("MPI_Irsend", buf, count, type, dest, tag, comm, req);
 }
 XSIM_API int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return send_entry("MPI_Ibsend", SendMode::buffered, buf, count, type, dest, tag, comm, req, true);
+  return send_entry<SendMode::buffered, true>("MPI_Ibsend", buf, count, type, dest, tag, comm, req);
 }
 XSIM_API int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                         MPI_Request* req) {
-  return send_entry("MPI_Issend", SendMode::synchronous, buf, count, type, dest, tag, comm, req, true);
+  return send_entry<SendMode::synchronous, true>("MPI_Issend", buf, count, type, dest, tag, comm, req);
 }
 
 XSIM_API int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
