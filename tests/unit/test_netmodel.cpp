@@ -84,6 +84,22 @@ TEST(NetmodelStar, TransferTimeRoundsUp) {
   EXPECT_EQ(net->message_latency(0, 1, 1).ps(), 2 + 2'666'666'666'667);
 }
 
+// The memo overload gives message_latency's own results whatever the order of sizes, bandwidths and
+// endpoints asked for (a hit, a miss on the size, a miss on the bandwidth, the memo's empty start, size 0).
+TEST(NetmodelStar, TransferMemoGivesTheSameLatencies) {
+  auto fast = ethernet(4);
+  auto slow = make_star(4, SimTime::from_ns(1'000), 3);  // 3 bps: transfer times that round up
+  Network::TransferMemo memo;
+  const struct { const Network* net; int src, dst; uint64_t bytes; } asks[] = {
+      {fast.get(), 0, 1, 0},  {fast.get(), 0, 1, 4},  {fast.get(), 1, 2, 4},    {fast.get(), 2, 2, 4},
+      {slow.get(), 0, 1, 4},  {slow.get(), 3, 0, 4},  {fast.get(), 0, 3, 4},    {fast.get(), 0, 3, 1'048'576},
+      {fast.get(), 3, 1, 4},  {slow.get(), 1, 2, 1},  {slow.get(), 1, 2, 0},    {fast.get(), 1, 0, 0},
+  };
+  for (const auto& a : asks)
+    EXPECT_EQ(a.net->message_latency(a.src, a.dst, a.bytes, memo).ps(), a.net->message_latency(a.src, a.dst, a.bytes).ps())
+        << a.src << " -> " << a.dst << ", " << a.bytes << " bytes";
+}
+
 TEST(NetmodelStar, Overheads) {
   auto net = ethernet(8);
   EXPECT_EQ(net->min_latency().ps(), 50 * kUs);
