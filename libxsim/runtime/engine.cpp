@@ -253,43 +253,87 @@ void Engine::resume(Rank& r) {
   }
   switch_leave(&scheduler_stack_, &r.running_stack());
 #endif
-  if (r.state == RankState::NotStarted) {
-    start_fiber(r);
-  } else {
-    r.state = RankState::Running;
-    r.fiber = std::move(r.fiber).resume();
-  }
+  if (r.state == RankState::NotStarted) start_fiber(r);
+  r.state = RankState::Running;
+  leaving_ = nullptr;
+  boost::context::fiber back_fiber = std::move(r.fiber).resume();
+  // Back on the scheduler's stack, from whichever rank switched here: `r`, or a rank that `r` (or one
+  // after it) switched to directly (switch_out).
+  Rank& back = *leaving_;
+  back.fiber = std::move(back_fiber);
   switch_arrive(scheduler_stack_);
   current_ = nullptr;
-  check_canary(r);
-  if (r.state == RankState::Done) {
-    if (r.exited_via_exit) forget(std::move(r.fiber));
-    r.fiber = boost::context::fiber();
-    stacks_->release(static_cast<size_t>(r.index));
+  check_canary(back);
+  if (back.state == RankState::Done) {
+    if (back.exited_via_exit) forget(std::move(back.fiber));
+    back.fiber = boost::context::fiber();
+    stacks_->release(static_cast<size_t>(back.index));
   }
+}
+
+void Engine::take_incoming(boost::context::fiber&& f) {
+  if (leaving_)
+    leaving_->fiber = std::move(f);  // a rank switched here directly: its continuation
+  else
+    scheduler_ = std::move(f);
 }
 
 void Engine::switch_to_scheduler() {
   int saved_errno = errno;  // errno belongs to the native thread: each rank keeps its own across switches
+  leaving_ = current_;
 #if XSIM_ASAN
   FiberStack& here = current_->running_stack();
   switch_leave(&here, &scheduler_stack_);
-  scheduler_ = std::move(scheduler_).resume();
+  boost::context::fiber f = std::move(scheduler_).resume();
   switch_arrive(here);
 #else
-  scheduler_ = std::move(scheduler_).resume();
+  boost::context::fiber f = std::move(scheduler_).resume();
 #endif
+  take_incoming(std::move(f));
+  errno = saved_errno;
+}
+
+void Engine::switch_out() {
+  Rank& a = *current_;
+  // The scheduler loop's next step (run_window), taken here when it is a plain resume of a started rank:
+  // no engine-applied message first, inside the window, nothing watching, the leaving rank's canary intact
+  // (else the scheduler reports it).
+  clean_heap_top();
+  if (queue_.empty() || watched_) return switch_to_scheduler();
+  const int64_t key = queue_.top_key();
+  if (key >= window_end_.ps() || (!applied_.empty() && applied_.front()->t_arrive.ps() <= key))
+    return switch_to_scheduler();
+  Rank& b = ranks_[static_cast<size_t>(queue_.top().index)];
+  if (b.state == RankState::NotStarted || priv_ || !stacks_->canary_intact(static_cast<size_t>(a.index)))
+    return switch_to_scheduler();
+  queue_.pop();
+  b.queued = false;
+  if (b.clock.ps() < key) b.clock = SimTime::from_ps(key);
+  ++switches_;
+  b.state = RankState::Running;
+  if (&b == &a) return;  // the leaving rank is the next one: it goes on
+  int saved_errno = errno;
+  current_ = &b;
+  leaving_ = &a;
+#if XSIM_ASAN
+  FiberStack& here = a.running_stack();
+  switch_leave(&here, &b.running_stack());
+  boost::context::fiber f = std::move(b.fiber).resume();
+  switch_arrive(here);
+#else
+  boost::context::fiber f = std::move(b.fiber).resume();
+#endif
+  take_incoming(std::move(f));
   errno = saved_errno;
 }
 
 void Engine::start_fiber(Rank& r) {
-  r.state = RankState::Running;
   stacks_->write_canary(static_cast<size_t>(r.index));
   r.fiber = boost::context::fiber(
       std::allocator_arg, PoolStack{stacks_.get(), static_cast<size_t>(r.index)},
       [this, &r](boost::context::fiber&& sched) {
         switch_first(&scheduler_stack_);
-        scheduler_ = std::move(sched);
+        scheduler_ = std::move(sched);  // only the scheduler starts ranks
         // Each rank gets its own argv, on its own stack.
         size_t total = 0;
         for (int i = 0; i < argc_; ++i) total += std::strlen(argv_[i]) + 1;
@@ -312,10 +356,10 @@ void Engine::start_fiber(Rank& r) {
           abort_simulation(1, "rank " + std::to_string(r.world) + ": uncaught exception");
         }
         finish_rank(r, code);
+        leaving_ = &r;
         switch_leave(nullptr, &scheduler_stack_);  // this fiber ends
         return std::move(scheduler_);
       });
-  r.fiber = std::move(r.fiber).resume();
 }
 
 void Engine::check_canary(Rank& r) {
@@ -403,7 +447,7 @@ void Engine::yield_if_ahead() {
   if (r.clock >= window_end_ || heap_has_earlier(r)) {
     r.state = RankState::Runnable;
     enqueue(r, r.clock);
-    switch_to_scheduler();
+    switch_out();
   }
 }
 
@@ -412,7 +456,7 @@ void Engine::block(const BlockInfo& why) {
   r.block = why;
   r.state = RankState::Blocked;
   if (!r.arrivals.empty()) enqueue(r, r.arrivals.front()->t_arrive);
-  switch_to_scheduler();
+  switch_out();
   if (deadlock_reporting_) {
     print_stack_of_current();
     switch_to_scheduler();

@@ -410,6 +410,11 @@ class Engine {
   bool heap_has_earlier(const Rank& r);
   void clean_heap_top();
   void switch_to_scheduler();
+  // [rank] The current rank leaves (queued or blocked): straight to the next rank to run when the scheduler
+  // has nothing else to do first, else to the scheduler.
+  void switch_out();
+  // After a switch lands: stores the continuation it brought in the record of whoever left (leaving_).
+  void take_incoming(boost::context::fiber&& f);
   void resume(Rank& r);
   void watch_resume(Rank& r, SimTime key);
   void start_fiber(Rank& r);
@@ -460,7 +465,8 @@ class Engine {
   privatize::Privatizer* priv_ = nullptr;   // not owned; nullptr: globals are shared
   RunQueue queue_;                          // runnable ranks and blocked ranks with a pending arrival
   Rank* current_ = nullptr;
-  boost::context::fiber scheduler_;
+  boost::context::fiber scheduler_;         // the scheduler's continuation while a rank runs
+  Rank* leaving_ = nullptr;                 // who made the last switch: a rank, or null (the scheduler)
   [[no_unique_address]] FiberStack scheduler_stack_;  // learned when the first rank starts (ASan only)
   SimTime window_end_ = SimTime::infinity();
   SimTime lookahead_ = SimTime::infinity();
