@@ -413,6 +413,8 @@ class Engine {
   // [rank] The current rank leaves (queued or blocked): straight to the next rank to run when the scheduler
   // has nothing else to do first, else to the scheduler.
   void switch_out();
+  // Starts loading what the ranks queued after the one about to run will touch when resumed.
+  void prefetch_next();
   // After a switch lands: stores the continuation it brought in the record of whoever left (leaving_).
   void take_incoming(boost::context::fiber&& f);
   void resume(Rank& r);
@@ -466,6 +468,7 @@ class Engine {
   RunQueue queue_;                          // runnable ranks and blocked ranks with a pending arrival
   Rank* current_ = nullptr;
   boost::context::fiber scheduler_;         // the scheduler's continuation while a rank runs
+  bool prefetch_ = false;                   // prefetch_next on every resume (many local ranks)
   Rank* leaving_ = nullptr;                 // who made the last switch: a rank, or null (the scheduler)
   [[no_unique_address]] FiberStack scheduler_stack_;  // learned when the first rank starts (ASan only)
   SimTime window_end_ = SimTime::infinity();

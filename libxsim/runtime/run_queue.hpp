@@ -61,6 +61,12 @@ class RunQueue {
     if (!b.sorted) sort(b);
     return take_late(b) ? b.late.front() : b.items[b.next];
   }
+  // The rank index `k` entries after the top in the earliest bucket's sorted run, or -1: a guess of who runs
+  // after the top, for prefetching (late and stale entries are not considered); the queue must not be empty.
+  int32_t peek(size_t k) const {
+    const Bucket& b = buckets_.begin()->second;
+    return b.sorted && b.next + k < b.items.size() ? b.items[b.next + k].index : -1;
+  }
   void pop() {
     auto it = buckets_.begin();
     Bucket& b = it->second;
