@@ -1,6 +1,6 @@
 // Twisted torus topology (004 §III, DESIGN.md §4). The link set and the routing rule (the exact shortest
-// path: min(ordered path, path through a hub); a documented path family when the hub table would be too
-// large) are specified in xsim/netmodel/twisted_torus.hpp and docs/network-topologies.md. Entry/exit
+// path: min(ordered path, path through a hub), the hubs from a pair table, a hub-line table (3-D,
+// twisted_torus_lines.hpp) or hub rows; a documented path family where none applies) are specified in xsim/netmodel/twisted_torus.hpp and docs/network-topologies.md. Entry/exit
 // point: the endpoint itself.
 #include "xsim/netmodel/twisted_torus.hpp"
 
@@ -18,6 +18,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "twisted_torus_lines.hpp"
 #include "xsim/netmodel/mesh_torus.hpp"
 #include "xsim/netmodel/network.hpp"
 #include "xsim/units.hpp"
@@ -111,8 +112,10 @@ class TwistedTorus final : public Network {
                  : target_[d] < d ? Kind::back
                                   : Kind::forward;
     }
+    if (nd_ == 3) init_near_3d();
     if (twisted_ && routing != TwistedTorusRouting::family)
-      exact_ = (routing == TwistedTorusRouting::automatic && build_pair_table()) || build_hub_tables();
+      exact_ = (routing == TwistedTorusRouting::automatic && build_pair_table()) ||
+               (routing != TwistedTorusRouting::hub_rows && build_line_table()) || build_hub_tables();
   }
 
   int endpoints() const override { return endpoints_; }
@@ -122,7 +125,10 @@ class TwistedTorus final : public Network {
         static_cast<unsigned>(dst) >= static_cast<unsigned>(endpoints_))
       out_of_range(src, dst);
     if (src == dst) return Route{SimTime::zero(), bandwidth_bps_, 0};
-    if (nhubs_ > 0) {  // large tables miss the cache: load while the paths are searched
+    if (!lines_.empty()) {  // 3-D: two records of a few cache lines, loaded while the paths are searched
+      lines_.prefetch(src);
+      lines_.prefetch(dst);
+    } else if (nhubs_ > 0) {  // large tables miss the cache: load while the paths are searched
       __builtin_prefetch(&near_low_[static_cast<size_t>(src)]);
       __builtin_prefetch(&near_low_[static_cast<size_t>(dst)]);
       if (row_ > 16 && !off8_.empty()) {  // long rows (3-D): most queries read them, start loading them now
@@ -164,11 +170,20 @@ class TwistedTorus final : public Network {
       }
     } else if (!pairs_.empty()) {
       h = pairs_[static_cast<size_t>(src) * static_cast<size_t>(endpoints_) + static_cast<size_t>(dst)];
+    } else if (exact_ && !lines_.empty() && written_out_search()) {
+      // 3-D: the near ordered candidates (the mesh path among them), then the hub lines, then the rest of
+      // the ordered search, which the best of the first two usually rules out.
+      h = near16_ ? near_candidates_3d(a, b, INT_MAX) : near_candidates_3d_scalar(a, b, INT_MAX);
+      h = lines_.via_lines(src, dst, a.data(), b.data(), h);
+      h = far_candidates_3d(a, b, h);
     } else if (exact_) {
       h = 0;  // the mesh path: an ordered path and an upper bound
       for (int d = 0; d < nd_; ++d) h += a[d] < b[d] ? b[d] - a[d] : a[d] - b[d];
       h = ordered_hops(a, b, h);
-      if (nhubs_ > 0) h = via_hubs(src, dst, h);
+      if (!lines_.empty())
+        h = lines_.via_lines(src, dst, a.data(), b.data(), h);
+      else if (nhubs_ > 0)
+        h = via_hubs(src, dst, h);
     } else {
       h = family_hops(a, b);
     }
@@ -279,6 +294,48 @@ class TwistedTorus final : public Network {
     return true;
   }
 
+  // Every hub, in increasing order.
+  std::vector<int> find_hubs() const {
+    std::vector<int> hubs;
+    for (int node = 0; node < endpoints_; ++node) {
+      bool edge = false;  // only endpoints on the edge of a twisting dimension can be hubs
+      for (int d = 0; d < nd_ && !edge; ++d) {
+        if (jmod_[d] == 0) continue;
+        const int x = node / stride_[d] % m_[d];
+        edge = x == 0 || x == m_[d] - 1;
+      }
+      if (edge && is_hub(node)) hubs.push_back(node);
+    }
+    return hubs;
+  }
+
+  // 3-D: the hub-line table (twisted_torus_lines.hpp) when every hub lies on a full line of hubs along
+  // some axis (true of every 3-D shape tried) and the table applies (at most 32 lines, at most 1 KiB per
+  // endpoint, every distance below 255).
+  static constexpr size_t kLineTableMaxBytesPerEndpoint = 1024;
+  bool build_line_table() {
+    if (nd_ != 3) return false;
+    const std::vector<int> hubs = find_hubs();
+    if (hubs.empty()) return false;
+    std::vector<uint8_t> is(static_cast<size_t>(endpoints_)), covered(static_cast<size_t>(endpoints_));
+    for (int h : hubs) is[static_cast<size_t>(h)] = 1;
+    std::vector<detail::HubLine> lines;
+    for (int a = 0; a < nd_; ++a)
+      for (int h : hubs) {
+        if (h / stride_[a] % m_[a] != 0) continue;
+        bool full = true;
+        for (int z = 0; z < m_[a] && full; ++z) full = is[static_cast<size_t>(h + z * stride_[a])] != 0;
+        if (!full) continue;
+        if (lines.size() == detail::HubLineTable::kMaxLines) return false;
+        lines.push_back({a, h, stride_[a], m_[a]});
+        for (int z = 0; z < m_[a]; ++z) covered[static_cast<size_t>(h + z * stride_[a])] = 1;
+      }
+    for (int h : hubs)
+      if (!covered[static_cast<size_t>(h)]) return false;
+    const int dims[3] = {m_[0], m_[1], m_[2]};
+    return lines_.build(adjacency(), 2 * nd_, dims, lines, kLineTableMaxBytesPerEndpoint);
+  }
+
   // Finds the hubs and runs a breadth-first search from each. Keeps, per endpoint, a byte-wide lower
   // bound of the hops to its nearest hub (near_low_ << near_shift_) and a row with the hops to every hub:
   // as offsets from that bound in one byte each (off8_: rows of 8 bytes for up to 8 hubs, else of whole
@@ -292,16 +349,7 @@ class TwistedTorus final : public Network {
     for (int d = 0; d < nd_; ++d) bound += m_[d] - 1;
     if (bound > std::numeric_limits<uint16_t>::max()) return false;
     if (n > kHubTableMaxBytes) return false;  // a twisted torus has hubs, each costing a byte per endpoint
-    std::vector<int> hubs;
-    for (int node = 0; node < endpoints_; ++node) {
-      bool edge = false;  // only endpoints on the edge of a twisting dimension can be hubs
-      for (int d = 0; d < nd_ && !edge; ++d) {
-        if (jmod_[d] == 0) continue;
-        const int x = node / stride_[d] % m_[d];
-        edge = x == 0 || x == m_[d] - 1;
-      }
-      if (edge && is_hub(node)) hubs.push_back(node);
-    }
+    const std::vector<int> hubs = find_hubs();
     const int64_t h = static_cast<int64_t>(hubs.size());
     const int64_t row8 = h <= 8 ? 8 : (h + 15) / 16 * 16;
     if ((row8 + 1) * n > kHubTableMaxBytes) return false;
@@ -474,12 +522,69 @@ class TwistedTorus final : public Network {
     return best;
   }
 
-  // The same search written out for the common 3-D case (degree 1, every wrap twisted: 0 shifts 1, 1
-  // shifts 2, 2 shifts 0): dimension 2's crossing count c2 first (it moves dimension 0's goal), then the
-  // walks of dimension 0 (whose crossings move dimension 1's start) and of dimension 1 (moving dimension
-  // 2's start), nearest first. As in 2-D, the twelve near candidates (c2 in -1..1, the two nearest walks
-  // of dimensions 0 and 1) come first; any other is at least min(m0, m1, m2 + min(b2 + 1, m2 - b2)) long.
-  int ordered_hops_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+  // The twelve near candidates of ordered_hops_3d, one per 16-bit lane of two 8-lane vectors (lanes 12-15
+  // repeat 0-3): lane i takes c2 = i / 4 % 3 - 1 crossings of dimension 2, walks dimension 0 forwards if
+  // bit 1 of i is set (else backwards) and dimension 1 forwards if bit 0 is set, each to its goal the
+  // nearest way. GCC vector extensions: SSE2 on every x86-64, other targets' vectors or scalars elsewhere.
+  using V8 = int16_t __attribute__((vector_size(16)));
+  struct Near3d {
+    V8 shift2[2], c2m2[2], fwd0, fwd1;  // per lane: c2's shift of dimension 0's goal, c2 * m2, directions
+  };
+  Near3d near3d_{};
+  bool near16_ = false;  // every candidate's sums fit in 16 bits
+  void init_near_3d() {
+    near16_ = m_[0] + m_[1] + 2 * m_[2] < 30000;
+    for (int i = 0; i < 16; ++i) {
+      const int c2 = i / 4 % 3 - 1;
+      near3d_.shift2[i / 8][i % 8] = static_cast<int16_t>(c2 == 0 ? 0 : c2 > 0 ? jmod_[2] : m_[0] - jmod_[2]);
+      near3d_.c2m2[i / 8][i % 8] = static_cast<int16_t>(c2 * m_[2]);
+      near3d_.fwd0[i % 8] = static_cast<int16_t>((i & 2) ? -1 : 0);
+      near3d_.fwd1[i % 8] = static_cast<int16_t>((i & 1) ? -1 : 0);
+    }
+  }
+  int near_candidates_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+    const V8 zero{}, m0 = zero + static_cast<int16_t>(m_[0]), m1 = zero + static_cast<int16_t>(m_[1]),
+             m2 = zero + static_cast<int16_t>(m_[2]);
+    const V8 j0 = zero + static_cast<int16_t>(jmod_[0]), j1 = zero + static_cast<int16_t>(jmod_[1]);
+    const V8 a0 = zero + static_cast<int16_t>(a[0]), a1 = zero + static_cast<int16_t>(a[1]),
+             a2 = zero + static_cast<int16_t>(a[2]);
+    const V8 b0 = zero + static_cast<int16_t>(b[0]), b1 = zero + static_cast<int16_t>(b[1]),
+             b2 = zero + static_cast<int16_t>(b[2]);
+    const V8 fwd0 = near3d_.fwd0, fwd1 = near3d_.fwd1;
+    V8 least = zero + static_cast<int16_t>(best < 32767 ? best : 32767);
+    for (int half = 0; half < 2; ++half) {
+      V8 q0 = b0 - near3d_.shift2[half];  // dimension 0's goal
+      q0 += (q0 < zero) & m0;
+      V8 r0 = q0 - a0;  // forwards r0 links or backwards m0 - r0
+      r0 += (r0 < zero) & m0;
+      const V8 carry0 = a0 + r0 >= m0;  // forwards crosses the wrap once (else never), backwards never (else once)
+      const V8 len0 = (fwd0 & r0) | (~fwd0 & (m0 - r0));
+      V8 y1 = a1 + ((fwd0 & carry0 & j0) | (~fwd0 & ~carry0 & (m1 - j0)));
+      y1 -= (y1 >= m1) & m1;
+      V8 r1 = b1 - y1;
+      r1 += (r1 < zero) & m1;
+      const V8 carry1 = y1 + r1 >= m1;
+      const V8 len1 = (fwd1 & r1) | (~fwd1 & (m1 - r1));
+      V8 y2 = a2 + ((fwd1 & carry1 & j1) | (~fwd1 & ~carry1 & (m2 - j1)));
+      y2 -= (y2 >= m2) & m2;
+      const V8 s2 = b2 - y2 + near3d_.c2m2[half];
+      const V8 sign = s2 >> 15;
+      const V8 total = len0 + len1 + ((s2 ^ sign) - sign);
+      least = total < least ? total : least;
+    }
+    V8 x = __builtin_shufflevector(least, least, 4, 5, 6, 7, 0, 1, 2, 3);
+    least = x < least ? x : least;
+    x = __builtin_shufflevector(least, least, 2, 3, 0, 1, 2, 3, 0, 1);
+    least = x < least ? x : least;
+    x = __builtin_shufflevector(least, least, 1, 0, 1, 0, 1, 0, 1, 0);
+    least = x < least ? x : least;
+    return least[0];
+  }
+
+
+  // The same twelve candidates one by one, for shapes too long for 16-bit lanes.
+  int near_candidates_3d_scalar(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b,
+                                int best) const {
     const int m0 = m_[0], m1 = m_[1], m2 = m_[2], j0 = jmod_[0], j1 = jmod_[1], j2 = jmod_[2];
     const int a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
     // Hops of dimensions 1 and 2 once dimension 0 has crossed c0 times (c0 in -1..1) and dimension 2
@@ -505,6 +610,22 @@ class TwistedTorus final : public Network {
       best = tf < best ? tf : best;
       best = tb < best ? tb : best;
     }
+    return best;
+  }
+
+  // The same search written out for the common 3-D case (degree 1, every wrap twisted: 0 shifts 1, 1
+  // shifts 2, 2 shifts 0): dimension 2's crossing count c2 first (it moves dimension 0's goal), then the
+  // walks of dimension 0 (whose crossings move dimension 1's start) and of dimension 1 (moving dimension
+  // 2's start), nearest first. As in 2-D, the twelve near candidates (c2 in -1..1, the two nearest walks
+  // of dimensions 0 and 1) come first; any other is at least min(m0, m1, m2 + min(b2 + 1, m2 - b2)) long.
+  int ordered_hops_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+    return far_candidates_3d(a, b, near16_ ? near_candidates_3d(a, b, best) : near_candidates_3d_scalar(a, b, best));
+  }
+  // The other candidates of ordered_hops_3d, nearest first, while they can still beat `best` (the near
+  // candidates' best, or a shorter path found otherwise).
+  int far_candidates_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
+    const int m0 = m_[0], m1 = m_[1], m2 = m_[2], j0 = jmod_[0], j1 = jmod_[1], j2 = jmod_[2];
+    const int a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
     const int two_laps = m2 + (b2 + 1 < m2 - b2 ? b2 + 1 : m2 - b2);
     if (best <= m0 && best <= m1 && best <= two_laps) return best;
     for (int k = 0;; ++k) {
@@ -724,6 +845,7 @@ class TwistedTorus final : public Network {
   // needs about 64 MiB.
   static constexpr int64_t kHubTableMaxBytes = int64_t{128} << 20;
   bool exact_ = false;                   // pair or hub tables built: route() is the exact shortest path
+  detail::HubLineTable lines_;           // 3-D hub lines (empty: the hub rows below, or none)
   std::vector<uint8_t> pairs_;           // hops[src * endpoints_ + dst] (small networks)
   int nhubs_ = 0;
   size_t row_ = 0;                       // table entries per endpoint (nhubs_; 8 or a multiple of 16 in off8_)
