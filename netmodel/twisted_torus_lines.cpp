@@ -15,28 +15,64 @@ namespace {
 
 constexpr uint8_t kUnseen = 255;
 
-// Hops from src to every endpoint into dist (kUnseen: not reached). adj has `fan` entries per endpoint,
-// an endpoint's own number where it has no such link. False when some endpoint is 255 or more hops away.
-bool bfs(const std::vector<int>& adj, size_t fan, int src, std::vector<uint8_t>& dist, std::vector<int>& queue) {
-  std::fill(dist.begin(), dist.end(), kUnseen);
-  size_t head = 0, tail = 0;
-  dist[static_cast<size_t>(src)] = 0;
-  queue[tail++] = src;
-  while (head < tail) {
-    const int u = queue[head++];
-    const int du = dist[static_cast<size_t>(u)] + 1;
-    const int* nb = &adj[static_cast<size_t>(u) * fan];
-    for (size_t i = 0; i < fan; ++i) {
-      const size_t v = static_cast<size_t>(nb[i]);
-      if (dist[v] == kUnseen) {
-        if (du >= kUnseen) return false;
-        dist[v] = static_cast<uint8_t>(du);
-        queue[tail++] = static_cast<int>(v);
-      }
+// Breadth-first search on the 3-D grid: a link along d that stays inside the box is +-stride[d]; only
+// the links leaving the box (wrap links, or none) are looked up in adj (6 entries per endpoint: d = 0..2,
+// forwards then backwards; an endpoint's own number where there is no link). Queue entries carry the
+// coordinates (8 bits each, sides up to 256) next to the endpoint number, so no division is needed.
+class GridBfs {
+ public:
+  GridBfs(const std::vector<int>& adj, const int (&dims)[3]) : adj_(adj), queue_(adj.size() / 6) {
+    for (int d = 0, st = 1; d < 3; ++d) {
+      m_[d] = dims[d];
+      stride_[d] = st;
+      st *= dims[d];
     }
   }
-  return tail == dist.size();
-}
+  // Hops from src to every endpoint into dist (kUnseen: not reached). False when some endpoint is 255 or
+  // more hops away or not reached.
+  bool run(int src, std::vector<uint8_t>& dist) {
+    std::fill(dist.begin(), dist.end(), kUnseen);
+    size_t head = 0, tail = 0;
+    dist[static_cast<size_t>(src)] = 0;
+    queue_[tail++] = pack(src);
+    while (head < tail) {
+      const uint64_t q = queue_[head++];
+      const int u = static_cast<int>(q >> 32);
+      const int du = dist[static_cast<size_t>(u)] + 1;
+      for (int d = 0; d < 3; ++d) {
+        const int x = static_cast<int>(q >> (8 * d)) & 0xff;
+        for (int dir = 0; dir < 2; ++dir) {
+          int v;
+          uint64_t qv;
+          if (dir == 0 ? x + 1 < m_[d] : x > 0) {
+            v = dir == 0 ? u + stride_[d] : u - stride_[d];
+            qv = (static_cast<uint64_t>(static_cast<uint32_t>(v)) << 32) |
+                 ((dir == 0 ? q + (uint64_t{1} << (8 * d)) : q - (uint64_t{1} << (8 * d))) & 0xffffff);
+          } else {
+            v = adj_[static_cast<size_t>(u) * 6 + static_cast<size_t>(2 * d + dir)];
+            if (dist[static_cast<size_t>(v)] != kUnseen) continue;
+            qv = pack(v);
+          }
+          if (dist[static_cast<size_t>(v)] != kUnseen) continue;
+          if (du >= kUnseen) return false;
+          dist[static_cast<size_t>(v)] = static_cast<uint8_t>(du);
+          queue_[tail++] = qv;
+        }
+      }
+    }
+    return tail == dist.size();
+  }
+
+ private:
+  uint64_t pack(int v) const {
+    const int x0 = v % m_[0], x1 = v / m_[0] % m_[1], x2 = v / (m_[0] * m_[1]);
+    return (static_cast<uint64_t>(static_cast<uint32_t>(v)) << 32) | static_cast<uint64_t>(x0) |
+           (static_cast<uint64_t>(x1) << 8) | (static_cast<uint64_t>(x2) << 16);
+  }
+  const std::vector<int>& adj_;
+  std::vector<uint64_t> queue_;
+  int m_[3], stride_[3];
+};
 
 #if XSIM_TT_LINES_X86
 #define XSIM_AVX2 __attribute__((target("avx2")))
@@ -111,12 +147,16 @@ bool HubLineTable::build(const std::vector<int>& adj_in, int fan_in, const int (
   if (nl == 0 || nl > kMaxLines) return false;
   for (const HubLine& l : lines)
     if (l.length < 1 || l.length > 256) return false;
+  for (int m : dims)
+    if (m < 1 || m > 256) return false;  // coordinates in a byte
   const size_t n = static_cast<size_t>(dims[0]) * static_cast<size_t>(dims[1]) * static_cast<size_t>(dims[2]);
   const size_t fan = static_cast<size_t>(fan_in), w = static_cast<size_t>(nl);
+  if (fan != 6 || adj_in.size() != n * fan) return false;
   std::vector<int> adj(adj_in);  // "no link" becomes a link to the endpoint itself (already seen)
   for (size_t e = 0; e < n; ++e)
     for (size_t i = 0; i < fan; ++i)
       if (adj[e * fan + i] < 0) adj[e * fan + i] = static_cast<int>(e);
+  GridBfs bfs(adj, dims);
 
   // Cones of every endpoint and line: the apexes z of f(z) = hops to hub z of the line, where f(z) is
   // below f(z - 1) + 1 and f(z + 1) + 1 (f changes by at most 1 from z to z + 1: the hubs are linked).
@@ -129,14 +169,13 @@ bool HubLineTable::build(const std::vector<int>& adj_in, int fan_in, const int (
   std::vector<uint8_t> count(n * w), pos(n * w * kInline), val(n * w * kInline);
   std::vector<Extra> extra;
   std::vector<uint8_t> prev(n), cur(n), next(n);
-  std::vector<int> queue(n);
   int cones = 1;
   for (int li = 0; li < nl; ++li) {
     const HubLine& l = lines[static_cast<size_t>(li)];
-    if (!bfs(adj, fan, l.first, cur, queue)) return false;
+    if (!bfs.run(l.first, cur)) return false;
     for (int z = 0; z < l.length; ++z) {
       const bool last = z + 1 == l.length;
-      if (!last && !bfs(adj, fan, l.first + (z + 1) * l.stride, next, queue)) return false;
+      if (!last && !bfs.run(l.first + (z + 1) * l.stride, next)) return false;
       for (size_t e = 0; e < n; ++e) {
         const int f = cur[e];
         if ((z > 0 && prev[e] + 1 <= f) || (!last && next[e] + 1 <= f)) continue;
