@@ -219,14 +219,6 @@ void Engine::clean_heap_top() {
   }
 }
 
-bool Engine::heap_has_earlier(const Rank& r) {
-  if (!applied_.empty() && applied_.front()->t_arrive <= r.clock) return true;  // applied first on ties
-  clean_heap_top();
-  if (queue_.empty()) return false;
-  int64_t key = queue_.top_key();
-  return key < r.clock.ps() || (key == r.clock.ps() && queue_.top().index < r.index);
-}
-
 SimTime Engine::local_next_key() {
   clean_heap_top();
   SimTime next = queue_.empty() ? SimTime::infinity() : SimTime::from_ps(queue_.top_key());
@@ -341,11 +333,15 @@ void Engine::switch_to_scheduler() {
 }
 
 void Engine::switch_out() {
+  clean_heap_top();
+  switch_out_clean();
+}
+
+void Engine::switch_out_clean() {
   Rank& a = *current_;
   // The scheduler loop's next step (run_window), taken here when it is a plain resume of a started rank:
   // no engine-applied message first, inside the window, nothing watching, the leaving rank's canary intact
   // (else the scheduler reports it).
-  clean_heap_top();
   if (queue_.empty() || watched_) return switch_to_scheduler();
   const int64_t key = queue_.top_key();
   if (key >= window_end_.ps() || (!applied_.empty() && applied_.front()->t_arrive.ps() <= key))
@@ -462,23 +458,11 @@ bool Engine::current_stack_overflowed(const void* sp) const {
 // ----------------------------------------------------------------------------------------------------
 // Time
 
-void Engine::mpi_enter() {
-  Rank& r = *current_;
-  if (r.mpi_depth++ > 0) return;
-  if (host_timing_) {
-    int64_t now = now_ns();
-    SimTime c = cpu_->compute_time(now - r.host_resume_ns);
-    r.clock += c;
-    r.stats.compute += c;
-  }
-  r.mpi_entry_clock = r.clock;
-}
-
-void Engine::mpi_leave() {
-  Rank& r = *current_;
-  if (--r.mpi_depth > 0) return;
-  r.stats.mpi += r.clock - r.mpi_entry_clock;
-  if (host_timing_) r.host_resume_ns = now_ns();
+void Engine::charge_host_time(Rank& r) {
+  int64_t now = now_ns();
+  SimTime c = cpu_->compute_time(now - r.host_resume_ns);
+  r.clock += c;
+  r.stats.compute += c;
 }
 
 void Engine::charge_compute(SimTime t) {
@@ -492,10 +476,19 @@ void Engine::charge_poll() { current_->clock += opt_.poll_cost; }
 
 void Engine::yield_if_ahead() {
   Rank& r = *current_;
-  if (r.clock >= window_end_ || heap_has_earlier(r)) {
-    r.state = RankState::Runnable;
+  if (r.clock >= window_end_ || (!applied_.empty() && applied_.front()->t_arrive <= r.clock)) {
+    r.state = RankState::Runnable;  // beyond the window, or an applied message first (applied first on ties)
     enqueue(r, r.clock);
     switch_out();
+    return;
+  }
+  clean_heap_top();
+  if (queue_.empty()) return;
+  const int64_t key = queue_.top_key();
+  if (key < r.clock.ps() || (key == r.clock.ps() && queue_.top().index < r.index)) {
+    r.state = RankState::Runnable;
+    enqueue(r, r.clock);  // behind the top, which stays the (clean) top
+    switch_out_clean();
   }
 }
 

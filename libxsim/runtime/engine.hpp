@@ -214,8 +214,18 @@ class Engine {
 
   // --- [rank] time -----------------------------------------------------------------------------------
   // Entering/leaving an MPI call: charges the host time computed since the last call (processor model).
-  void mpi_enter();
-  void mpi_leave();
+  void mpi_enter() {
+    Rank& r = *current_;
+    if (r.mpi_depth++ > 0) return;
+    if (host_timing_) charge_host_time(r);
+    r.mpi_entry_clock = r.clock;
+  }
+  void mpi_leave() {
+    Rank& r = *current_;
+    if (--r.mpi_depth > 0) return;
+    r.stats.mpi += r.clock - r.mpi_entry_clock;
+    if (host_timing_) r.host_resume_ns = now_ns();
+  }
   void charge_compute(SimTime t);   // explicit charge (xsim_compute)
   // Yields until this rank is the earliest runnable rank of the process and inside the current window,
   // so that decisions depending on other ranks are final.
@@ -407,12 +417,13 @@ class Engine {
       earliest_clock_ = r.clock;
     }
   }
-  bool heap_has_earlier(const Rank& r);
   void clean_heap_top();
   void switch_to_scheduler();
   // [rank] The current rank leaves (queued or blocked): straight to the next rank to run when the scheduler
   // has nothing else to do first, else to the scheduler.
   void switch_out();
+  void switch_out_clean();  // switch_out() when the run queue's top is known to be live
+  void charge_host_time(Rank& r);  // mpi_enter's processor model: the host time since the rank last resumed
   // Starts loading what the ranks queued after the one about to run will touch when resumed.
   void prefetch_next();
   // After a switch lands: stores the continuation it brought in the record of whoever left (leaving_).

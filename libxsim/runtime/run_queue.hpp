@@ -30,6 +30,38 @@ class RunQueue {
   // Consecutive pushes usually share their key (the ranks of one round yield or block to the same
   // time): the last bucket pushed into is remembered, and found again without a tree search.
   void push(int64_t key, int32_t index, uint32_t gen) {
+    // Inline: the common case, the bucket of the last push, still filling (the ranks of one round).
+    if (last_ && last_key_ == key && !last_->sorted && last_->items.size() < last_->items.capacity()) {
+      last_->items.push_back({index, gen});
+      return;
+    }
+    push_other(key, index, gen);
+  }
+  // The earliest entry (smallest key, then smallest index); the queue must not be empty.
+  int64_t top_key() const { return buckets_.begin()->first; }
+  const Entry& top() {
+    Bucket& b = buckets_.begin()->second;
+    if (!b.sorted) sort(b);
+    return take_late(b) ? b.late.front() : b.items[b.next];
+  }
+  // The rank index `k` entries after the top in the earliest bucket's sorted run, or -1: a guess of who runs
+  // after the top, for prefetching (late and stale entries are not considered); the queue must not be empty.
+  int32_t peek(size_t k) const {
+    const Bucket& b = buckets_.begin()->second;
+    return b.sorted && b.next + k < b.items.size() ? b.items[b.next + k].index : -1;
+  }
+  void pop() {
+    // Inline: the common case, the next of a sorted run that does not end the bucket.
+    Bucket& b = buckets_.begin()->second;
+    if (b.sorted && b.late.empty() && b.next + 1 < b.items.size()) {
+      ++b.next;
+      return;
+    }
+    pop_other();
+  }
+
+ private:
+  [[gnu::noinline]] void push_other(int64_t key, int32_t index, uint32_t gen) {
     if (!last_ || last_key_ != key) {
       auto it = buckets_.find(key);
       if (it == buckets_.end()) {
@@ -54,20 +86,7 @@ class RunQueue {
     b.late.push_back({index, gen});
     std::push_heap(b.late.begin(), b.late.end(), later_index);
   }
-  // The earliest entry (smallest key, then smallest index); the queue must not be empty.
-  int64_t top_key() const { return buckets_.begin()->first; }
-  const Entry& top() {
-    Bucket& b = buckets_.begin()->second;
-    if (!b.sorted) sort(b);
-    return take_late(b) ? b.late.front() : b.items[b.next];
-  }
-  // The rank index `k` entries after the top in the earliest bucket's sorted run, or -1: a guess of who runs
-  // after the top, for prefetching (late and stale entries are not considered); the queue must not be empty.
-  int32_t peek(size_t k) const {
-    const Bucket& b = buckets_.begin()->second;
-    return b.sorted && b.next + k < b.items.size() ? b.items[b.next + k].index : -1;
-  }
-  void pop() {
+  [[gnu::noinline]] void pop_other() {
     auto it = buckets_.begin();
     Bucket& b = it->second;
     if (!b.sorted) sort(b);
@@ -85,7 +104,6 @@ class RunQueue {
     }
   }
 
- private:
   struct Bucket {
     std::vector<Entry> items;
     size_t next = 0;      // items before `next` have been taken (only once sorted)
