@@ -116,6 +116,7 @@ class TwistedTorus final : public Network {
     if (twisted_ && routing != TwistedTorusRouting::family)
       exact_ = (routing == TwistedTorusRouting::automatic && build_pair_table()) ||
                (routing != TwistedTorusRouting::hub_rows && build_line_table()) || build_hub_tables();
+    lines3d_ = !lines_.empty() && written_out_search();
   }
 
   int endpoints() const override { return endpoints_; }
@@ -125,10 +126,25 @@ class TwistedTorus final : public Network {
         static_cast<unsigned>(dst) >= static_cast<unsigned>(endpoints_))
       out_of_range(src, dst);
     if (src == dst) return Route{SimTime::zero(), bandwidth_bps_, 0};
-    if (!lines_.empty()) {  // 3-D: two records of a few cache lines, loaded while the paths are searched
-      lines_.prefetch(src);
+    if (lines3d_) {  // 3-D with the hub-line table (degree 1, every wrap twisted)
+      lines_.prefetch(src);  // two records of a few cache lines, loaded while the paths are searched
       lines_.prefetch(dst);
-    } else if (nhubs_ > 0) {  // large tables miss the cache: load while the paths are searched
+      std::array<int, kMaxDims> a, b;
+      const int qs = divisor_[0].div(src), qt = divisor_[0].div(dst);
+      a[0] = src - qs * m_[0];
+      b[0] = dst - qt * m_[0];
+      a[2] = divisor_[1].div(qs);
+      b[2] = divisor_[1].div(qt);
+      a[1] = qs - a[2] * m_[1];
+      b[1] = qt - b[2] * m_[1];
+      // The near ordered candidates (the mesh path among them), then the hub lines, then the rest of the
+      // ordered search, which the best of the first two usually rules out.
+      int h = near16_ ? near_candidates_3d(a, b) : near_candidates_3d_scalar(a, b, INT_MAX);
+      h = lines_.via_lines(src, dst, a.data(), b.data(), h);
+      h = far_candidates_3d(a, b, h);
+      return Route{SimTime::from_ps(h * link_latency_.ps()), bandwidth_bps_, h};
+    }
+    if (nhubs_ > 0) {  // large tables miss the cache: load while the paths are searched
       __builtin_prefetch(&near_low_[static_cast<size_t>(src)]);
       __builtin_prefetch(&near_low_[static_cast<size_t>(dst)]);
       if (row_ > 16 && !off8_.empty()) {  // long rows (3-D): most queries read them, start loading them now
@@ -170,12 +186,6 @@ class TwistedTorus final : public Network {
       }
     } else if (!pairs_.empty()) {
       h = pairs_[static_cast<size_t>(src) * static_cast<size_t>(endpoints_) + static_cast<size_t>(dst)];
-    } else if (exact_ && !lines_.empty() && written_out_search()) {
-      // 3-D: the near ordered candidates (the mesh path among them), then the hub lines, then the rest of
-      // the ordered search, which the best of the first two usually rules out.
-      h = near16_ ? near_candidates_3d(a, b, INT_MAX) : near_candidates_3d_scalar(a, b, INT_MAX);
-      h = lines_.via_lines(src, dst, a.data(), b.data(), h);
-      h = far_candidates_3d(a, b, h);
     } else if (exact_) {
       h = 0;  // the mesh path: an ordered path and an upper bound
       for (int d = 0; d < nd_; ++d) h += a[d] < b[d] ? b[d] - a[d] : a[d] - b[d];
@@ -529,6 +539,7 @@ class TwistedTorus final : public Network {
   using V8 = int16_t __attribute__((vector_size(16)));
   struct Near3d {
     V8 shift2[2], c2m2[2], fwd0, fwd1;  // per lane: c2's shift of dimension 0's goal, c2 * m2, directions
+    V8 m0, m1, m2, j0, j1, m1_j0, m2_j1;  // the sizes and jumps in every lane; m1 - j0, m2 - j1
   };
   Near3d near3d_{};
   bool near16_ = false;  // every candidate's sums fit in 16 bits
@@ -541,17 +552,23 @@ class TwistedTorus final : public Network {
       near3d_.fwd0[i % 8] = static_cast<int16_t>((i & 2) ? -1 : 0);
       near3d_.fwd1[i % 8] = static_cast<int16_t>((i & 1) ? -1 : 0);
     }
+    const V8 zero{};
+    near3d_.m0 = zero + static_cast<int16_t>(m_[0]);
+    near3d_.m1 = zero + static_cast<int16_t>(m_[1]);
+    near3d_.m2 = zero + static_cast<int16_t>(m_[2]);
+    near3d_.j0 = zero + static_cast<int16_t>(jmod_[0]);
+    near3d_.j1 = zero + static_cast<int16_t>(jmod_[1]);
+    near3d_.m1_j0 = near3d_.m1 - near3d_.j0;
+    near3d_.m2_j1 = near3d_.m2 - near3d_.j1;
   }
-  int near_candidates_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
-    const V8 zero{}, m0 = zero + static_cast<int16_t>(m_[0]), m1 = zero + static_cast<int16_t>(m_[1]),
-             m2 = zero + static_cast<int16_t>(m_[2]);
-    const V8 j0 = zero + static_cast<int16_t>(jmod_[0]), j1 = zero + static_cast<int16_t>(jmod_[1]);
+  int near_candidates_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b) const {
+    const V8 zero{}, m0 = near3d_.m0, m1 = near3d_.m1, m2 = near3d_.m2, j0 = near3d_.j0, j1 = near3d_.j1;
     const V8 a0 = zero + static_cast<int16_t>(a[0]), a1 = zero + static_cast<int16_t>(a[1]),
              a2 = zero + static_cast<int16_t>(a[2]);
     const V8 b0 = zero + static_cast<int16_t>(b[0]), b1 = zero + static_cast<int16_t>(b[1]),
              b2 = zero + static_cast<int16_t>(b[2]);
     const V8 fwd0 = near3d_.fwd0, fwd1 = near3d_.fwd1;
-    V8 least = zero + static_cast<int16_t>(best < 32767 ? best : 32767);
+    V8 least = zero + static_cast<int16_t>(32767);
     for (int half = 0; half < 2; ++half) {
       V8 q0 = b0 - near3d_.shift2[half];  // dimension 0's goal
       q0 += (q0 < zero) & m0;
@@ -559,13 +576,13 @@ class TwistedTorus final : public Network {
       r0 += (r0 < zero) & m0;
       const V8 carry0 = a0 + r0 >= m0;  // forwards crosses the wrap once (else never), backwards never (else once)
       const V8 len0 = (fwd0 & r0) | (~fwd0 & (m0 - r0));
-      V8 y1 = a1 + ((fwd0 & carry0 & j0) | (~fwd0 & ~carry0 & (m1 - j0)));
+      V8 y1 = a1 + ((fwd0 & carry0 & j0) | (~fwd0 & ~carry0 & near3d_.m1_j0));
       y1 -= (y1 >= m1) & m1;
       V8 r1 = b1 - y1;
       r1 += (r1 < zero) & m1;
       const V8 carry1 = y1 + r1 >= m1;
       const V8 len1 = (fwd1 & r1) | (~fwd1 & (m1 - r1));
-      V8 y2 = a2 + ((fwd1 & carry1 & j1) | (~fwd1 & ~carry1 & (m2 - j1)));
+      V8 y2 = a2 + ((fwd1 & carry1 & j1) | (~fwd1 & ~carry1 & near3d_.m2_j1));
       y2 -= (y2 >= m2) & m2;
       const V8 s2 = b2 - y2 + near3d_.c2m2[half];
       const V8 sign = s2 >> 15;
@@ -619,7 +636,13 @@ class TwistedTorus final : public Network {
   // 2's start), nearest first. As in 2-D, the twelve near candidates (c2 in -1..1, the two nearest walks
   // of dimensions 0 and 1) come first; any other is at least min(m0, m1, m2 + min(b2 + 1, m2 - b2)) long.
   int ordered_hops_3d(const std::array<int, kMaxDims>& a, const std::array<int, kMaxDims>& b, int best) const {
-    return far_candidates_3d(a, b, near16_ ? near_candidates_3d(a, b, best) : near_candidates_3d_scalar(a, b, best));
+    if (near16_) {
+      const int h = near_candidates_3d(a, b);
+      best = h < best ? h : best;
+    } else {
+      best = near_candidates_3d_scalar(a, b, best);
+    }
+    return far_candidates_3d(a, b, best);
   }
   // The other candidates of ordered_hops_3d, nearest first, while they can still beat `best` (the near
   // candidates' best, or a shorter path found otherwise).
@@ -627,7 +650,20 @@ class TwistedTorus final : public Network {
     const int m0 = m_[0], m1 = m_[1], m2 = m_[2], j0 = jmod_[0], j1 = jmod_[1], j2 = jmod_[2];
     const int a0 = a[0], a1 = a[1], a2 = a[2], b0 = b[0], b1 = b[1], b2 = b[2];
     const int two_laps = m2 + (b2 + 1 < m2 - b2 ? b2 + 1 : m2 - b2);
-    if (best <= m0 && best <= m1 && best <= two_laps) return best;
+    if (best <= two_laps) {
+      if (best <= m0 && best <= m1) return best;
+      // Any other candidate with c2 in -1..1 walks dimension 0 at least its nearest way, min(r0, m0 - r0),
+      // plus a whole lap of dimension 0 or of dimension 1.
+      int near0 = m0;
+      for (int c2 = -1; c2 <= 1; ++c2) {
+        int q0 = b0 - (c2 == 0 ? 0 : c2 > 0 ? j2 : m0 - j2);
+        q0 += q0 < 0 ? m0 : 0;
+        const int r0 = a0 <= q0 ? q0 - a0 : q0 - a0 + m0;
+        const int l0 = r0 < m0 - r0 ? r0 : m0 - r0;
+        near0 = l0 < near0 ? l0 : near0;
+      }
+      if (best <= near0 + (m0 < m1 ? m0 : m1)) return best;
+    }
     for (int k = 0;; ++k) {
       const int up = k == 0 ? 0 : (k - 1) * m2 + b2 + 1, down = k == 0 ? 0 : (k - 1) * m2 + m2 - b2;
       if ((up < down ? up : down) >= best) break;
@@ -846,6 +882,7 @@ class TwistedTorus final : public Network {
   static constexpr int64_t kHubTableMaxBytes = int64_t{128} << 20;
   bool exact_ = false;                   // pair or hub tables built: route() is the exact shortest path
   detail::HubLineTable lines_;           // 3-D hub lines (empty: the hub rows below, or none)
+  bool lines3d_ = false;                 // lines_ built and the 3-D ordered search written out
   std::vector<uint8_t> pairs_;           // hops[src * endpoints_ + dst] (small networks)
   int nhubs_ = 0;
   size_t row_ = 0;                       // table entries per endpoint (nhubs_; 8 or a multiple of 16 in off8_)
