@@ -321,8 +321,10 @@ class TwistedTorus final : public Network {
 
   // 3-D: the hub-line table (twisted_torus_lines.hpp) when every hub lies on a full line of hubs along
   // some axis (true of every 3-D shape tried) and the table applies (at most 32 lines, at most 1 KiB per
-  // endpoint, every distance below 255).
+  // endpoint and 1 GiB in all, every distance below 255, at most 4e9 endpoint visits of the BFS).
   static constexpr size_t kLineTableMaxBytesPerEndpoint = 1024;
+  static constexpr size_t kLineTableMaxBytes = size_t{1} << 30;          // 1 GiB
+  static constexpr int64_t kLineTableMaxBfsVisits = int64_t{4'000'000'000};  // ~40 s on this machine
   bool build_line_table() {
     if (nd_ != 3) return false;
     const std::vector<int> hubs = find_hubs();
@@ -342,8 +344,10 @@ class TwistedTorus final : public Network {
       }
     for (int h : hubs)
       if (!covered[static_cast<size_t>(h)]) return false;
+    // One breadth-first search of every endpoint per hub: keep the construction within about a minute.
+    if (static_cast<int64_t>(hubs.size()) * endpoints_ > kLineTableMaxBfsVisits) return false;
     const int dims[3] = {m_[0], m_[1], m_[2]};
-    return lines_.build(adjacency(), 2 * nd_, dims, lines, kLineTableMaxBytesPerEndpoint);
+    return lines_.build(adjacency(), 2 * nd_, dims, lines, kLineTableMaxBytesPerEndpoint, kLineTableMaxBytes);
   }
 
   // Finds the hubs and runs a breadth-first search from each. Keeps, per endpoint, a byte-wide lower

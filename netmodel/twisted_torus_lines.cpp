@@ -142,7 +142,7 @@ int lanes_min_sse2(const uint8_t* ps, const uint8_t* pt, int cones, size_t width
 }  // namespace
 
 bool HubLineTable::build(const std::vector<int>& adj_in, int fan_in, const int (&dims)[3],
-                         const std::vector<HubLine>& lines, size_t max_bytes_per_endpoint) {
+                         const std::vector<HubLine>& lines, size_t max_bytes_per_endpoint, size_t max_bytes) {
   const int nl = static_cast<int>(lines.size());
   if (nl == 0 || nl > kMaxLines) return false;
   for (const HubLine& l : lines)
@@ -152,6 +152,7 @@ bool HubLineTable::build(const std::vector<int>& adj_in, int fan_in, const int (
   const size_t n = static_cast<size_t>(dims[0]) * static_cast<size_t>(dims[1]) * static_cast<size_t>(dims[2]);
   const size_t fan = static_cast<size_t>(fan_in), w = static_cast<size_t>(nl);
   if (fan != 6 || adj_in.size() != n * fan) return false;
+  if (n * (kHeader + 3 * w) > max_bytes) return false;  // even one cone per line would not fit
   std::vector<int> adj(adj_in);  // "no link" becomes a link to the endpoint itself (already seen)
   for (size_t e = 0; e < n; ++e)
     for (size_t i = 0; i < fan; ++i)
@@ -196,7 +197,7 @@ bool HubLineTable::build(const std::vector<int>& adj_in, int fan_in, const int (
     }
   }
   const size_t stride = kHeader + w * (1 + 2 * static_cast<size_t>(cones));
-  if (stride > max_bytes_per_endpoint) return false;
+  if (stride > max_bytes_per_endpoint || stride * n > max_bytes) return false;
   std::stable_sort(extra.begin(), extra.end(), [](const Extra& x, const Extra& y) {
     return x.e != y.e ? x.e < y.e : x.line < y.line;
   });

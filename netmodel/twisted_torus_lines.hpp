@@ -28,9 +28,10 @@ class HubLineTable {
   // keeps the cones. `lines` must be sorted by axis; dims are the three sizes (dimension 0 fastest, as in
   // the mesh numbering). Returns false and keeps nothing when the table does
   // not apply: more than kMaxLines lines, a line longer than 256, a distance above 254 hops, more than
-  // kMaxCones cones for some endpoint and line, or more than max_bytes_per_endpoint bytes per endpoint.
+  // kMaxCones cones for some endpoint and line, more than max_bytes_per_endpoint bytes per endpoint, or
+  // more than max_bytes in all.
   bool build(const std::vector<int>& adj, int fan, const int (&dims)[3], const std::vector<HubLine>& lines,
-             size_t max_bytes_per_endpoint);
+             size_t max_bytes_per_endpoint, size_t max_bytes);
 
   bool empty() const { return table_.empty(); }
   int lines() const { return nlines_; }
