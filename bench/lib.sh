@@ -4,6 +4,7 @@ MPIEXEC=${MPIEXEC:-mpiexec.hydra}
 report_field() { grep "xsim: $1" "$2" | head -1; }
 report_wall() { report_field "simulator wall time" "$1" | awk '{print $5}'; }
 report_msgs() { report_field "messages  " "$1" | awk '{print $3}'; }
+report_cpu() { report_field "simulation CPU time" "$1" | awk '{print $5}'; }
 report_switches() { report_field "context switches" "$1" | awk '{print $4}'; }
 report_kib() { report_field "peak memory" "$1" | sed 's/.* \([0-9.]*\) KiB per virtual rank/\1/'; }
 # ratio A B [scale]: A / B * scale, 0 when B is 0
