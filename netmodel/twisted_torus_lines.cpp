@@ -203,6 +203,7 @@ bool HubLineTable::build(const std::vector<int>& adj_in, int fan_in, const int (
   });
 
   table_.assign(n * stride + 32, 0);
+  near_.assign(n, 0);
   size_t xi = 0;  // next entry of `extra`
   std::vector<uint8_t> p(w * static_cast<size_t>(cones)), v(w * static_cast<size_t>(cones));
   for (size_t e = 0; e < n; ++e) {
@@ -228,6 +229,7 @@ bool HubLineTable::build(const std::vector<int>& adj_in, int fan_in, const int (
       }
       for (k = 0; k < static_cast<size_t>(cones); ++k) near = std::min(near, int{v[li * static_cast<size_t>(cones) + k]});
     }
+    near_[e] = static_cast<uint8_t>(near);
     uint8_t* r = table_.data() + e * stride;
     r[0] = static_cast<uint8_t>(near & 0xff);
     r[1] = static_cast<uint8_t>(near >> 8);
@@ -282,10 +284,10 @@ int HubLineTable::exact(const uint8_t* rs, const uint8_t* rt, const int* zs, con
 }
 
 int HubLineTable::via_lines(int s, int t, const int* zs, const int* zt, int best) const {
+  const int near = near_[static_cast<size_t>(s)] + near_[static_cast<size_t>(t)];  // the records' offsets start here
+  if (near >= best) return best;
   const uint8_t* rs = record(s);
   const uint8_t* rt = record(t);
-  const int near = rs[0] + (rs[1] << 8) + rt[0] + (rt[1] << 8);  // both records' offsets start here
-  if (near >= best) return best;
 #if XSIM_TT_LINES_X86
   const int m = avx2_ ? lanes_min_avx2(rs + kHeader, rt + kHeader, cones_, static_cast<size_t>(width_), lane_axis_,
                                        pad_, zs, zt)

@@ -40,6 +40,7 @@ class HubLineTable {
 
   // Starts loading the record of endpoint e (route() calls it before its ordered search).
   void prefetch(int e) const {  // the first 256 bytes and the last (most records are 206 bytes long)
+    __builtin_prefetch(&near_[static_cast<size_t>(e)]);
     const uint8_t* r = record(e);
     __builtin_prefetch(r);
     __builtin_prefetch(r + 64);
@@ -62,6 +63,9 @@ class HubLineTable {
   // near. Unused cones repeat cone 0; every value is at most 254.
   static constexpr size_t kHeader = 8;
   std::vector<uint8_t> table_;  // endpoints * stride_ bytes and 32 bytes of padding (unaligned loads)
+  // near of every endpoint again, one byte each (at most 254): a small array that stays in the cache, so
+  // that the queries it answers (near(s) + near(t) not below the best path so far) wait for no record.
+  std::vector<uint8_t> near_;
   size_t stride_ = 0;
   int width_ = 0;      // plane width: the number of lines
   int nlines_ = 0;
