@@ -59,13 +59,18 @@ void Progress::print(double wall) {
 }
 
 void Progress::finish() {
-  if (lines_ == 0) return;
   if (terminal_) {
+    if (lines_ == 0) return;
     std::fputs("\r\033[K", out_);  // the report follows on a clean line
   } else {
-    unfinished_ = -1;
-    messages_ = -1;
-    if (e_.nprocs() == 1) print(host_now());
+    // A log always ends with the final state, even for a run shorter than the first line's half second.
+    // One process counts here; several have the global numbers of the last window exchange, which are
+    // final (the run ends when that exchange finds no unfinished rank or no next event).
+    if (e_.nprocs() == 1) {
+      unfinished_ = -1;
+      messages_ = -1;
+    }
+    print(host_now());
   }
   std::fflush(out_);
 }

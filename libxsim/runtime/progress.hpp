@@ -2,7 +2,8 @@
 // reached, ranks finished, messages per second, host time. Only native process 0 has one; the engine
 // calls it from the scheduler (cheap: a counter, and a look at the host clock every 1024 resumes) and after
 // every window exchange (with the global numbers). The first line comes after half a second of host time;
-// then at most 4 lines a second on a terminal (rewriting one line) and one a second otherwise.
+// then at most 4 lines a second on a terminal (rewriting one line) and one a second otherwise; a log ends
+// with the final line.
 // Layer: libxsim/runtime (engine side).
 #pragma once
 #include <cstdint>
@@ -24,7 +25,7 @@ class Progress {
   }
   // After a window exchange: the global next event time, unfinished ranks and messages sent so far.
   void on_window(SimTime next, int64_t unfinished, int64_t messages);
-  // End of the run: the last line (a log) or a cleared line (a terminal).
+  // End of the run: the final line (a log: always, however short the run) or a cleared line (a terminal).
   void finish();
   int lines() const { return lines_; }
 

@@ -260,6 +260,9 @@ def progress(examples, out):
     check(len(lines) >= 1, "-xsim-progress on prints progress lines (%d)" % len(lines))
     check(re.search(r"ranks finished \d+/16384 \| \d+ messages \| [0-9.e+]+ messages/s \| host time", lines[0]),
           "the line has virtual time, ranks finished, messages and messages/s: " + lines[0])
+    # 100 rounds of 16,384 messages, then the result's reduction to rank 0 (16,383 messages)
+    check(re.search(r"ranks finished 16384/16384 \| 1654783 messages \|", lines[-1]),
+          "the last line has the final numbers of both processes: " + lines[-1])
     p = run([MPIEXEC, "-np", "1"] + ring)
     check("progress" not in p.stderr, "auto: no progress line when stderr is not a terminal")
     if shutil.which("script"):
