@@ -5,32 +5,36 @@
 # ns per message from xsim's run report (messages include the final reduction's). Each case also runs
 # with 1 round: `wall_1r` is that run's wall time (start-up of every rank, MPI_Init, one round, the
 # reduction, MPI_Finalize), and `marg_ns` the marginal cost of a message, (wall - wall_1r) / (messages -
-# messages_1r): the per-message cost without the per-rank start-up, which the issue wants flat.
+# messages_1r): the per-message cost without the per-rank start-up, which the issue wants flat. `cpu_marg`
+# is the same margin in CPU time (the report's simulation CPU time, the busiest process's): on a shared
+# machine it counts this run's work, not the neighbours'.
 set -euo pipefail
 BUILD=${1:-build}
 shift || true
 NPROCS=${*:-1}
 . "$(dirname "$0")/lib.sh"
 [ -x "$BUILD/examples/ring" ] || { echo "build first: cmake --build $BUILD" >&2; exit 1; }
-printf '%-8s %8s %7s %3s %10s %8s %10s %9s %8s %8s %9s\n' program ranks rounds N messages wall_s msgs/s ns/msg \
-  wall_1r marg_ns KiB/rank
-run_case() {  # PROG RANKS ROUNDS N -> "messages wall KiB/rank"
+printf '%-8s %8s %7s %3s %10s %8s %10s %9s %8s %8s %9s %9s\n' program ranks rounds N messages wall_s msgs/s ns/msg \
+  wall_1r marg_ns cpu_marg KiB/rank
+run_case() {  # PROG RANKS ROUNDS N -> "messages wall KiB/rank cpu"
   local log
   log=$(mktemp)
   "$MPIEXEC" -np "$4" "$BUILD/examples/$1" "$3" -xsim-np "$2" -xsim-cpu none > /dev/null 2> "$log"
-  echo "$(report_msgs "$log") $(report_wall "$log") $(report_kib "$log")"
+  echo "$(report_msgs "$log") $(report_wall "$log") $(report_kib "$log") $(report_cpu "$log")"
   rm -f "$log"
 }
 for n in $NPROCS; do
   for prog in ring random; do
     for m in 1024 4096 16384 65536 262144; do
       rounds=$(( 1048576 / m )); [ "$rounds" -lt 4 ] && rounds=4
-      read -r msgs wall kib <<< "$(run_case "$prog" "$m" "$rounds" "$n")"
-      read -r msgs1 wall1 _ <<< "$(run_case "$prog" "$m" 1 "$n")"
+      read -r msgs wall kib cpu <<< "$(run_case "$prog" "$m" "$rounds" "$n")"
+      read -r msgs1 wall1 _ cpu1 <<< "$(run_case "$prog" "$m" 1 "$n")"
       marg=$(awk -v w="$wall" -v w1="$wall1" -v m="$msgs" -v m1="$msgs1" \
         'BEGIN{ if (m > m1) printf "%.4g", (w - w1) / (m - m1) * 1e9; else print 0 }')
-      printf '%-8s %8s %7s %3s %10s %8s %10s %9s %8s %8s %9s\n' "$prog" "$m" "$rounds" "$n" "$msgs" "$wall" \
-        "$(ratio "$msgs" "$wall")" "$(ratio "$wall" "$msgs" 1e9)" "$wall1" "$marg" "$kib"
+      cmarg=$(awk -v c="$cpu" -v c1="$cpu1" -v m="$msgs" -v m1="$msgs1" \
+        'BEGIN{ if (m > m1) printf "%.4g", (c - c1) / (m - m1) * 1e9; else print 0 }')
+      printf '%-8s %8s %7s %3s %10s %8s %10s %9s %8s %8s %9s %9s\n' "$prog" "$m" "$rounds" "$n" "$msgs" "$wall" \
+        "$(ratio "$msgs" "$wall")" "$(ratio "$wall" "$msgs" 1e9)" "$wall1" "$marg" "$cmarg" "$kib"
     done
   done
 done
