@@ -458,9 +458,8 @@ XSIM_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Statu
       if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
       return;
     }
-    Message* m = E().probe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
-                           c.p2p_ctx(), false, BlockInfo{"MPI_Iprobe", source, tag, comm});
-    E().charge_poll();
+    Message* m = E().iprobe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
+                            c.p2p_ctx());
     *flag = m ? 1 : 0;
     if (m) fill_status_from_message(status, *m);
   });

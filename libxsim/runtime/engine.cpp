@@ -173,6 +173,8 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   }
   unfinished_local_ = nlocal;
   prefetch_ = nlocal >= kPrefetchFrom;
+  poll_cost_ = opt.poll_cost;
+  errno_ = &errno;  // the engine runs on the thread that creates it
 }
 
 std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node) {
@@ -202,13 +204,6 @@ int64_t Engine::now_ns() const {
 
 // ----------------------------------------------------------------------------------------------------
 // Scheduler
-
-void Engine::enqueue(Rank& r, SimTime key) {
-  r.queued = true;
-  r.queue_key = key;
-  ++r.queue_gen;
-  queue_.push(key.ps(), r.index, r.queue_gen);
-}
 
 void Engine::clean_heap_top() {
   while (!queue_.empty()) {
@@ -310,15 +305,32 @@ void Engine::prefetch_next() {
   }
 }
 
-void Engine::take_incoming(boost::context::fiber&& f) {
+inline void Engine::take_incoming(boost::context::fiber&& f) {
+  // The destination is empty (its continuation was resumed): a swap leaves `f` empty, nothing to destroy.
   if (leaving_)
-    leaving_->fiber = std::move(f);  // a rank switched here directly: its continuation
+    leaving_->fiber.swap(f);  // a rank switched here directly: its continuation
   else
-    scheduler_ = std::move(f);
+    scheduler_.swap(f);
+}
+
+[[gnu::always_inline]] inline void Engine::jump_to(Rank& a, Rank& b) {
+  const int saved_errno = *errno_;
+  current_ = &b;
+  leaving_ = &a;
+#if XSIM_ASAN
+  FiberStack& here = a.running_stack();
+  switch_leave(&here, &b.running_stack());
+  boost::context::fiber f = std::move(b.fiber).resume();
+  switch_arrive(here);
+#else
+  boost::context::fiber f = std::move(b.fiber).resume();
+#endif
+  take_incoming(std::move(f));
+  *errno_ = saved_errno;
 }
 
 void Engine::switch_to_scheduler() {
-  int saved_errno = errno;  // errno belongs to the native thread: each rank keeps its own across switches
+  int saved_errno = *errno_;  // errno belongs to the native thread: each rank keeps its own across switches
   leaving_ = current_;
 #if XSIM_ASAN
   FiberStack& here = current_->running_stack();
@@ -329,7 +341,7 @@ void Engine::switch_to_scheduler() {
   boost::context::fiber f = std::move(scheduler_).resume();
 #endif
   take_incoming(std::move(f));
-  errno = saved_errno;
+  *errno_ = saved_errno;
 }
 
 void Engine::switch_out() {
@@ -342,12 +354,12 @@ void Engine::switch_out_clean() {
   // The scheduler loop's next step (run_window), taken here when it is a plain resume of a started rank:
   // no engine-applied message first, inside the window, nothing watching, the leaving rank's canary intact
   // (else the scheduler reports it).
-  if (queue_.empty() || watched_) return switch_to_scheduler();
+  if (queue_.empty() || !direct_switch_) return switch_to_scheduler();  // watched, or privatized
   const int64_t key = queue_.top_key();
   if (key >= window_end_.ps() || (!applied_.empty() && applied_.front()->t_arrive.ps() <= key))
     return switch_to_scheduler();
   Rank& b = ranks_[static_cast<size_t>(queue_.top().index)];
-  if (b.state == RankState::NotStarted || priv_ || !stacks_->canary_intact(static_cast<size_t>(a.index)))
+  if (b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
     return switch_to_scheduler();
   queue_.pop();
   b.queued = false;
@@ -356,19 +368,23 @@ void Engine::switch_out_clean() {
   b.state = RankState::Running;
   if (&b == &a) return;  // the leaving rank is the next one: it goes on
   if (prefetch_) prefetch_next();
-  int saved_errno = errno;
-  current_ = &b;
-  leaving_ = &a;
-#if XSIM_ASAN
-  FiberStack& here = a.running_stack();
-  switch_leave(&here, &b.running_stack());
-  boost::context::fiber f = std::move(b.fiber).resume();
-  switch_arrive(here);
-#else
-  boost::context::fiber f = std::move(b.fiber).resume();
-#endif
-  take_incoming(std::move(f));
-  errno = saved_errno;
+  jump_to(a, b);
+}
+
+[[gnu::always_inline]] inline void Engine::switch_to_top(Rank& a, int64_t key, int32_t index) {
+  // switch_out_clean's checks, less those the caller's facts settle: the top is inside the window, no
+  // engine-applied message comes before it, and it is not `a` (queued behind it).
+  Rank& b = ranks_[static_cast<size_t>(index)];
+  if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
+      [[unlikely]]
+    return switch_to_scheduler();
+  queue_.pop();
+  b.queued = false;
+  if (b.clock.ps() < key) b.clock = SimTime::from_ps(key);
+  ++switches_;
+  b.state = RankState::Running;
+  if (prefetch_) prefetch_next();
+  jump_to(a, b);
 }
 
 void Engine::start_fiber(Rank& r) {
@@ -472,24 +488,24 @@ void Engine::charge_compute(SimTime t) {
   r.mpi_entry_clock += t;  // not MPI time
 }
 
-void Engine::charge_poll() { current_->clock += opt_.poll_cost; }
-
 void Engine::yield_if_ahead() {
   Rank& r = *current_;
-  if (r.clock >= window_end_ || (!applied_.empty() && applied_.front()->t_arrive <= r.clock)) {
+  if (r.clock >= window_end_ || (!applied_.empty() && applied_.front()->t_arrive <= r.clock)) [[unlikely]] {
     r.state = RankState::Runnable;  // beyond the window, or an applied message first (applied first on ties)
     enqueue(r, r.clock);
     switch_out();
     return;
   }
-  clean_heap_top();
-  if (queue_.empty()) return;
+  const RunQueue::Entry* top = live_top();
+  if (!top) return;
   const int64_t key = queue_.top_key();
-  if (key < r.clock.ps() || (key == r.clock.ps() && queue_.top().index < r.index)) {
-    r.state = RankState::Runnable;
-    enqueue(r, r.clock);  // behind the top, which stays the (clean) top
-    switch_out_clean();
-  }
+  const int32_t index = top->index;
+  if (key > r.clock.ps() || (key == r.clock.ps() && index > r.index)) return;
+  r.state = RankState::Runnable;
+  enqueue(r, r.clock);  // behind the top, which stays the (live) top
+  // The top is at or before r's clock: inside the window, and before any applied message (both checked
+  // against r's clock above).
+  switch_to_top(r, key, index);
 }
 
 void Engine::block(const BlockInfo& why) {

@@ -187,7 +187,10 @@ class Engine {
   // them: contiguous blocks, cut at simulated-node boundaries when `node_aligned` (the default placement).
   static std::vector<int64_t> block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node);
   // Per-rank globals (privatize.hpp): the engine makes each rank's image current before resuming it.
-  void set_privatizer(privatize::Privatizer* p) { priv_ = p; }
+  void set_privatizer(privatize::Privatizer* p) {
+    priv_ = p;
+    note_direct_switches();
+  }
   const privatize::Privatizer* privatizer() const { return priv_; }
 
   // --- facts -----------------------------------------------------------------------------------------
@@ -284,6 +287,19 @@ class Engine {
   void refresh_arrivals();
   // Probe: finds the first unexpected message matching (source, tag, ctx).
   Message* probe(int source, int tag, uint64_t ctx, bool block, const BlockInfo& why);
+  // Nonblocking probe charged with the poll cost (MPI_Iprobe): probe(source, tag, ctx, false, ..), then
+  // charge_poll(). Inline up to the usual answer, "nothing": no unexpected message, no arrival due by the
+  // rank's clock, no nonblocking collective to progress (the full probe finds nothing then either).
+  Message* iprobe(int source, int tag, uint64_t ctx) {
+    ensure_earliest();
+    Rank& r = *current_;
+    Message* m = nullptr;
+    if (!r.unexpected.empty() || r.pending_progress ||
+        (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= r.clock)) [[unlikely]]
+      m = probe(source, tag, ctx, false, BlockInfo{"MPI_Iprobe", source, tag, MPI_COMM_NULL});
+    charge_poll();
+    return m;
+  }
   // Matched probe: like probe, but the message leaves the unexpected queue and is held by a new request
   // of kind Matched (its id is returned; -1 when nonblocking and nothing matches).
   int mprobe(int source, int tag, uint64_t ctx, bool block, const BlockInfo& why);
@@ -292,7 +308,7 @@ class Engine {
   void mrecv(int id, void* buf, int count, MPI_Datatype type);
   // A request of `kind` (Coll, Persistent) that the API layer completes itself.
   int new_request(Request::Kind kind);
-  void charge_poll();
+  void charge_poll() { current_->clock += poll_cost_; }
 
   // Progress of operations the API layer drives (nonblocking collectives): while the current rank's
   // `pending_progress` is non-zero, every completion call (wait, wait_any, test, refresh_arrivals, probe)
@@ -382,17 +398,24 @@ class Engine {
   void set_observer(Observer* o) {
     observer_ = o;
     watched_ = observer_ || progress_;
+    note_direct_switches();
   }
   Observer* observer() const { return observer_; }
   void set_progress(Progress* p) {
     progress_ = p;
     watched_ = observer_ || progress_;
+    note_direct_switches();
   }
   int64_t unfinished_local() const { return unfinished_local_; }
   uint64_t messages_sent() const { return messages_sent_; }   // data messages sent by this process's ranks
 
  private:
-  void enqueue(Rank& r, SimTime key);
+  void enqueue(Rank& r, SimTime key) {
+    r.queued = true;
+    r.queue_key = key;
+    ++r.queue_gen;
+    queue_.push(key.ps(), r.index, r.queue_gen);
+  }
   int grow_requests();                  // a new entry at the end of the request table: its id
   void release_matched(Request& q);     // frees the message a released Matched request still holds
   // [rank] yield_if_ahead(), skipped when the current rank has already been found the earliest of its
@@ -423,6 +446,25 @@ class Engine {
   // has nothing else to do first, else to the scheduler.
   void switch_out();
   void switch_out_clean();  // switch_out() when the run queue's top is known to be live
+  // [rank] The current rank `a`, queued, leaves for the run queue's top (`index`, at `key`), known to be live,
+  // inside the window and before any engine-applied message: directly when nothing else stops it, else
+  // through the scheduler.
+  void switch_to_top(Rank& a, int64_t key, int32_t index);
+  // [rank] Jumps from the current rank `a` to rank `b` (started, taken off the queue, made Running).
+  void jump_to(Rank& a, Rank& b);
+  // The run queue's live top (stale entries before it dropped), or null when it is empty. Inline while the
+  // top is live.
+  const RunQueue::Entry* live_top() {
+    if (queue_.empty()) return nullptr;
+    const RunQueue::Entry& e = queue_.top();
+    const Rank& t = ranks_[static_cast<size_t>(e.index)];
+    if (t.queued && t.queue_gen == e.gen) [[likely]] return &e;
+    clean_heap_top();
+    return queue_.empty() ? nullptr : &queue_.top();
+  }
+  // direct_switch_: no observer, no progress line, no privatization (switch_out's conditions that never
+  // change during a run, kept in one flag).
+  void note_direct_switches() { direct_switch_ = !observer_ && !progress_ && !priv_; }
   void charge_host_time(Rank& r);  // mpi_enter's processor model: the host time since the rank last resumed
   // Starts loading what the ranks queued after the one about to run will touch when resumed.
   void prefetch_next();
@@ -504,6 +546,9 @@ class Engine {
   Observer* observer_ = nullptr;
   Progress* progress_ = nullptr;
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
+  bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
+  SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
+  int* errno_ = nullptr;                    // this thread's errno: saved and restored around every switch
   double wall_start_ = 0;
   double run_cpu_seconds_ = 0;
  public:

@@ -9,10 +9,16 @@
 // after it was sorted (the window protocol delivers another process's messages into the bucket whose key
 // it has just looked at; a rank yielding at the time it was resumed at) go to the bucket's `late` min-heap,
 // O(log m) each, and are taken interleaved with the sorted run by index.
+// The common steps of a switch are inline: a push into the bucket that is filling (a plain store: a
+// bucket's entries are an EntryBuf whose growth is out of line), the top of a sorted bucket without late
+// entries, and a pop inside a sorted run.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace xsim {
@@ -24,6 +30,49 @@ class RunQueue {
     uint32_t gen;   // the rank's queue generation when queued
   };
 
+  // A growable array of entries (what std::vector<Entry> would be), whose append is one compare and one
+  // store inline: growing is a separate, out-of-line call.
+  class EntryBuf {
+   public:
+    EntryBuf() = default;
+    EntryBuf(EntryBuf&& o) noexcept
+        : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), cap_(std::exchange(o.cap_, 0)) {}
+    EntryBuf& operator=(EntryBuf&& o) noexcept {
+      std::swap(data_, o.data_);
+      std::swap(size_, o.size_);
+      std::swap(cap_, o.cap_);
+      return *this;
+    }
+    ~EntryBuf() { std::free(data_); }
+    size_t size() const { return size_; }
+    size_t capacity() const { return cap_; }
+    bool full() const { return size_ == cap_; }
+    Entry* begin() { return data_; }
+    Entry* end() { return data_ + size_; }
+    const Entry* begin() const { return data_; }
+    const Entry* end() const { return data_ + size_; }
+    Entry& operator[](size_t i) { return data_[i]; }
+    const Entry& operator[](size_t i) const { return data_[i]; }
+    const Entry& back() const { return data_[size_ - 1]; }
+    void clear() { size_ = 0; }
+    void push_back(Entry e) {
+      if (full()) [[unlikely]] grow();
+      data_[size_++] = e;
+    }
+    void push_back_within_capacity(Entry e) { data_[size_++] = e; }  // requires !full()
+
+   private:
+    [[gnu::noinline]] void grow() {
+      size_t cap = cap_ ? 2 * cap_ : 16;
+      void* p = std::realloc(data_, cap * sizeof(Entry));
+      if (!p) throw std::bad_alloc();
+      data_ = static_cast<Entry*>(p);
+      cap_ = cap;
+    }
+    Entry* data_ = nullptr;
+    size_t size_ = 0, cap_ = 0;
+  };
+
   bool empty() const { return buckets_.empty(); }
   // Queues `index` at `key`. Amortised O(1) into a bucket that has not been sorted yet; O(log k) for a new
   // key (k distinct keys queued); O(log m) into a sorted bucket that already holds m late entries.
@@ -31,8 +80,8 @@ class RunQueue {
   // time): the last bucket pushed into is remembered, and found again without a tree search.
   void push(int64_t key, int32_t index, uint32_t gen) {
     // Inline: the common case, the bucket of the last push, still filling (the ranks of one round).
-    if (last_ && last_key_ == key && !last_->sorted && last_->items.size() < last_->items.capacity()) {
-      last_->items.push_back({index, gen});
+    if (last_ && last_key_ == key && !last_->sorted && !last_->items.full()) {
+      last_->items.push_back_within_capacity({index, gen});
       return;
     }
     push_other(key, index, gen);
@@ -41,8 +90,8 @@ class RunQueue {
   int64_t top_key() const { return buckets_.begin()->first; }
   const Entry& top() {
     Bucket& b = buckets_.begin()->second;
-    if (!b.sorted) sort(b);
-    return take_late(b) ? b.late.front() : b.items[b.next];
+    if (b.sorted && b.late.empty()) [[likely]] return b.items[b.next];  // inline: inside a sorted run
+    return top_other(b);
   }
   // The rank index `k` entries after the top in the earliest bucket's sorted run, or -1: a guess of who runs
   // after the top, for prefetching (late and stale entries are not considered); the queue must not be empty.
@@ -105,7 +154,7 @@ class RunQueue {
   }
 
   struct Bucket {
-    std::vector<Entry> items;
+    EntryBuf items;
     size_t next = 0;      // items before `next` have been taken (only once sorted)
     bool sorted = false;  // sorted by index, taken from `next` on; pushes then go to `late` (or the end)
     std::vector<Entry> late;  // pushed after sorting, below the end of `items`: a min-heap by index
@@ -118,6 +167,10 @@ class RunQueue {
   // Whether a sorted bucket's next entry is its late heap's top rather than items[next].
   static bool take_late(const Bucket& b) {
     return !b.late.empty() && (b.next == b.items.size() || b.late.front().index < b.items[b.next].index);
+  }
+  [[gnu::noinline]] const Entry& top_other(Bucket& b) {
+    if (!b.sorted) sort(b);
+    return take_late(b) ? b.late.front() : b.items[b.next];
   }
   static constexpr size_t kSpareBuckets = 64;
   static void sort(Bucket& b) {
@@ -136,7 +189,7 @@ class RunQueue {
     b.next = 0;
   }
   std::map<int64_t, Bucket> buckets_;
-  std::vector<std::vector<Entry>> spare_;  // emptied buckets' storage, reused by new keys
+  std::vector<EntryBuf> spare_;     // emptied buckets' storage, reused by new keys
   Bucket* last_ = nullptr;                 // the bucket of the last push (map nodes never move), or null
   int64_t last_key_ = 0;
 };
