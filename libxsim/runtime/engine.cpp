@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <new>
 
+#include "context_switch.hpp"
 #include "copy_bytes.hpp"
 #include "native/datatype.hpp"
 #include "xsim/netmodel/hierarchy.hpp"
@@ -266,7 +267,7 @@ void Engine::resume(Rank& r) {
   if (r.state == RankState::NotStarted) start_fiber(r);
   r.state = RankState::Running;
   leaving_ = nullptr;
-  boost::context::fiber back_fiber = std::move(r.fiber).resume();
+  boost::context::fiber back_fiber = resume_fiber(r.fiber);
   // Back on the scheduler's stack, from whichever rank switched here: `r`, or a rank that `r` (or one
   // after it) switched to directly (switch_out).
   Rank& back = *leaving_;
@@ -320,10 +321,10 @@ inline void Engine::take_incoming(boost::context::fiber&& f) {
 #if XSIM_ASAN
   FiberStack& here = a.running_stack();
   switch_leave(&here, &b.running_stack());
-  boost::context::fiber f = std::move(b.fiber).resume();
+  boost::context::fiber f = resume_fiber(b.fiber);
   switch_arrive(here);
 #else
-  boost::context::fiber f = std::move(b.fiber).resume();
+  boost::context::fiber f = resume_fiber(b.fiber);
 #endif
   take_incoming(std::move(f));
   *errno_ = saved_errno;
@@ -335,10 +336,10 @@ void Engine::switch_to_scheduler() {
 #if XSIM_ASAN
   FiberStack& here = current_->running_stack();
   switch_leave(&here, &scheduler_stack_);
-  boost::context::fiber f = std::move(scheduler_).resume();
+  boost::context::fiber f = resume_fiber(scheduler_);
   switch_arrive(here);
 #else
-  boost::context::fiber f = std::move(scheduler_).resume();
+  boost::context::fiber f = resume_fiber(scheduler_);
 #endif
   take_incoming(std::move(f));
   *errno_ = saved_errno;
