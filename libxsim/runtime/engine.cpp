@@ -306,30 +306,6 @@ void Engine::prefetch_next() {
   }
 }
 
-inline void Engine::take_incoming(boost::context::fiber&& f) {
-  // The destination is empty (its continuation was resumed): a swap leaves `f` empty, nothing to destroy.
-  if (leaving_)
-    leaving_->fiber.swap(f);  // a rank switched here directly: its continuation
-  else
-    scheduler_.swap(f);
-}
-
-[[gnu::always_inline]] inline void Engine::jump_to(Rank& a, Rank& b) {
-  const int saved_errno = *errno_;
-  current_ = &b;
-  leaving_ = &a;
-#if XSIM_ASAN
-  FiberStack& here = a.running_stack();
-  switch_leave(&here, &b.running_stack());
-  boost::context::fiber f = resume_fiber(b.fiber);
-  switch_arrive(here);
-#else
-  boost::context::fiber f = resume_fiber(b.fiber);
-#endif
-  take_incoming(std::move(f));
-  *errno_ = saved_errno;
-}
-
 void Engine::switch_to_scheduler() {
   int saved_errno = *errno_;  // errno belongs to the native thread: each rank keeps its own across switches
   leaving_ = current_;
@@ -368,22 +344,6 @@ void Engine::switch_out_clean() {
   ++switches_;
   b.state = RankState::Running;
   if (&b == &a) return;  // the leaving rank is the next one: it goes on
-  if (prefetch_) prefetch_next();
-  jump_to(a, b);
-}
-
-[[gnu::always_inline]] inline void Engine::switch_to_top(Rank& a, int64_t key, int32_t index) {
-  // switch_out_clean's checks, less those the caller's facts settle: the top is inside the window, no
-  // engine-applied message comes before it, and it is not `a` (queued behind it).
-  Rank& b = ranks_[static_cast<size_t>(index)];
-  if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
-      [[unlikely]]
-    return switch_to_scheduler();
-  queue_.pop();
-  b.queued = false;
-  if (b.clock.ps() < key) b.clock = SimTime::from_ps(key);
-  ++switches_;
-  b.state = RankState::Running;
   if (prefetch_) prefetch_next();
   jump_to(a, b);
 }
@@ -489,24 +449,12 @@ void Engine::charge_compute(SimTime t) {
   r.mpi_entry_clock += t;  // not MPI time
 }
 
-void Engine::yield_if_ahead() {
-  Rank& r = *current_;
-  if (r.clock >= window_end_ || (!applied_.empty() && applied_.front()->t_arrive <= r.clock)) [[unlikely]] {
-    r.state = RankState::Runnable;  // beyond the window, or an applied message first (applied first on ties)
-    enqueue(r, r.clock);
-    switch_out();
-    return;
-  }
-  const RunQueue::Entry* top = live_top();
-  if (!top) return;
-  const int64_t key = queue_.top_key();
-  const int32_t index = top->index;
-  if (key > r.clock.ps() || (key == r.clock.ps() && index > r.index)) return;
+void Engine::yield_if_ahead() { yield_inline(); }
+
+void Engine::yield_behind(Rank& r) {
   r.state = RankState::Runnable;
-  enqueue(r, r.clock);  // behind the top, which stays the (live) top
-  // The top is at or before r's clock: inside the window, and before any applied message (both checked
-  // against r's clock above).
-  switch_to_top(r, key, index);
+  enqueue(r, r.clock);
+  switch_out();
 }
 
 void Engine::block(const BlockInfo& why) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "context_switch.hpp"
 #include "fiber_switch.hpp"
 #include "run_queue.hpp"
 #include "small_vec.hpp"
@@ -226,7 +227,8 @@ class Engine {
   void mpi_leave() {
     Rank& r = *current_;
     if (--r.mpi_depth > 0) return;
-    r.stats.mpi += r.clock - r.mpi_entry_clock;
+    // Unchecked: the MPI time is a sum of disjoint stretches of the rank's clock, never beyond it.
+    r.stats.mpi = SimTime::from_ps(r.stats.mpi.ps() + (r.clock - r.mpi_entry_clock).ps());
     if (host_timing_) r.host_resume_ns = now_ns();
   }
   void charge_compute(SimTime t);   // explicit charge (xsim_compute)
@@ -290,9 +292,11 @@ class Engine {
   // Nonblocking probe charged with the poll cost (MPI_Iprobe): probe(source, tag, ctx, false, ..), then
   // charge_poll(). Inline up to the usual answer, "nothing": no unexpected message, no arrival due by the
   // rank's clock, no nonblocking collective to progress (the full probe finds nothing then either).
-  Message* iprobe(int source, int tag, uint64_t ctx) {
-    ensure_earliest();
+  // The yield is inline too (one frame from MPI_Iprobe to the context jump), and not remembered as
+  // ensure_earliest() would: the poll charge moves the clock at once.
+  [[gnu::always_inline]] Message* iprobe(int source, int tag, uint64_t ctx) {
     Rank& r = *current_;
+    if (earliest_switch_ != switches_ || earliest_clock_ != r.clock) yield_inline();
     Message* m = nullptr;
     if (!r.unexpected.empty() || r.pending_progress ||
         (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= r.clock)) [[unlikely]]
@@ -449,9 +453,56 @@ class Engine {
   // [rank] The current rank `a`, queued, leaves for the run queue's top (`index`, at `key`), known to be live,
   // inside the window and before any engine-applied message: directly when nothing else stops it, else
   // through the scheduler.
-  void switch_to_top(Rank& a, int64_t key, int32_t index);
+  [[gnu::always_inline]] void switch_to_top(Rank& a, int64_t key, int32_t index) {
+    // switch_out_clean's checks, less those the caller's facts settle: the top is inside the window, no
+    // engine-applied message comes before it, and it is not `a` (queued behind it).
+    Rank& b = ranks_[static_cast<size_t>(index)];
+    if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
+        [[unlikely]]
+      return switch_to_scheduler();
+    queue_.pop();
+    b.queued = false;
+    if (b.clock.ps() < key) b.clock = SimTime::from_ps(key);
+    ++switches_;
+    b.state = RankState::Running;
+    if (prefetch_) prefetch_next();
+    jump_to(a, b);
+  }
   // [rank] Jumps from the current rank `a` to rank `b` (started, taken off the queue, made Running).
-  void jump_to(Rank& a, Rank& b);
+  [[gnu::always_inline]] void jump_to(Rank& a, Rank& b) {
+    const int saved_errno = *errno_;  // errno belongs to the native thread: each rank keeps its own
+    current_ = &b;
+    leaving_ = &a;
+#if XSIM_ASAN
+    FiberStack& here = a.running_stack();
+    switch_leave(&here, &b.running_stack());
+    boost::context::fiber f = resume_fiber(b.fiber);
+    switch_arrive(here);
+#else
+    boost::context::fiber f = resume_fiber(b.fiber);
+#endif
+    take_incoming(std::move(f));
+    *errno_ = saved_errno;
+  }
+  // yield_if_ahead(), inline up to the jump to the next rank (the usual case); the rest out of line.
+  [[gnu::always_inline]] void yield_inline() {
+    Rank& r = *current_;
+    if (r.clock >= window_end_ || (!applied_.empty() && applied_.front()->t_arrive <= r.clock)) [[unlikely]]
+      return yield_behind(r);
+    const RunQueue::Entry* top = live_top();
+    if (!top) return;
+    const int64_t key = queue_.top_key();
+    const int32_t index = top->index;
+    if (key > r.clock.ps() || (key == r.clock.ps() && index > r.index)) return;
+    r.state = RankState::Runnable;
+    enqueue(r, r.clock);  // behind the top, which stays the (live) top
+    // The top is at or before r's clock: inside the window, and before any applied message (both checked
+    // against r's clock above).
+    switch_to_top(r, key, index);
+  }
+  // [rank] The current rank `r` is beyond the window, or an engine-applied message comes first (applied
+  // first on ties): it queues itself and leaves.
+  void yield_behind(Rank& r);
   // The run queue's live top (stale entries before it dropped), or null when it is empty. Inline while the
   // top is live.
   const RunQueue::Entry* live_top() {
@@ -469,7 +520,13 @@ class Engine {
   // Starts loading what the ranks queued after the one about to run will touch when resumed.
   void prefetch_next();
   // After a switch lands: stores the continuation it brought in the record of whoever left (leaving_).
-  void take_incoming(boost::context::fiber&& f);
+  // The destination is empty (its continuation was resumed): a swap leaves `f` empty, nothing to destroy.
+  void take_incoming(boost::context::fiber&& f) {
+    if (leaving_)
+      leaving_->fiber.swap(f);  // a rank switched here directly: its continuation
+    else
+      scheduler_.swap(f);
+  }
   void resume(Rank& r);
   void watch_resume(Rank& r, SimTime key);
   void start_fiber(Rank& r);
