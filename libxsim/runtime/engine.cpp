@@ -16,7 +16,6 @@
 #include <stdexcept>
 #include <new>
 
-#include "context_switch.hpp"
 #include "copy_bytes.hpp"
 #include "native/datatype.hpp"
 #include "xsim/netmodel/hierarchy.hpp"
@@ -267,7 +266,7 @@ void Engine::resume(Rank& r) {
   if (r.state == RankState::NotStarted) start_fiber(r);
   r.state = RankState::Running;
   leaving_ = nullptr;
-  boost::context::fiber back_fiber = resume_fiber(r.fiber);
+  boost::context::fiber back_fiber = std::move(r.fiber).resume();
   // Back on the scheduler's stack, from whichever rank switched here: `r`, or a rank that `r` (or one
   // after it) switched to directly (switch_out).
   Rank& back = *leaving_;
@@ -312,10 +311,10 @@ void Engine::switch_to_scheduler() {
 #if XSIM_ASAN
   FiberStack& here = current_->running_stack();
   switch_leave(&here, &scheduler_stack_);
-  boost::context::fiber f = resume_fiber(scheduler_);
+  boost::context::fiber f = std::move(scheduler_).resume();
   switch_arrive(here);
 #else
-  boost::context::fiber f = resume_fiber(scheduler_);
+  boost::context::fiber f = std::move(scheduler_).resume();
 #endif
   take_incoming(std::move(f));
   *errno_ = saved_errno;

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "context_switch.hpp"
 #include "fiber_switch.hpp"
 #include "run_queue.hpp"
 #include "small_vec.hpp"
@@ -476,10 +475,10 @@ class Engine {
 #if XSIM_ASAN
     FiberStack& here = a.running_stack();
     switch_leave(&here, &b.running_stack());
-    boost::context::fiber f = resume_fiber(b.fiber);
+    boost::context::fiber f = std::move(b.fiber).resume();
     switch_arrive(here);
 #else
-    boost::context::fiber f = resume_fiber(b.fiber);
+    boost::context::fiber f = std::move(b.fiber).resume();
 #endif
     take_incoming(std::move(f));
     *errno_ = saved_errno;
