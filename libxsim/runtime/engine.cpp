@@ -174,7 +174,6 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   unfinished_local_ = nlocal;
   prefetch_ = nlocal >= kPrefetchFrom;
   poll_cost_ = opt.poll_cost;
-  errno_ = &errno;  // the engine runs on the thread that creates it
 }
 
 std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node) {
@@ -826,6 +825,7 @@ int Engine::new_request(Request::Kind kind) {
 
 int Engine::run() {
   g_engine = this;
+  errno_ = &errno;  // the thread that runs the ranks
   wall_start_ = static_cast<double>(now_ns()) * 1e-9;
   timespec cpu0;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);

@@ -604,7 +604,7 @@ class Engine {
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
-  int* errno_ = nullptr;                    // this thread's errno: saved and restored around every switch
+  int* errno_ = nullptr;                    // errno of the thread in run(): saved and restored around every switch
   double wall_start_ = 0;
   double run_cpu_seconds_ = 0;
  public:
