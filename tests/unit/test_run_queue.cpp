@@ -156,6 +156,58 @@ TEST(RunQueue, MatchesAReferenceHeapUnderRandomOperations) {
   EXPECT_TRUE(q.empty());
 }
 
+TEST(RunQueueEntryBuf, GrowsKeepsItsEntriesAndMovesOut) {
+  RunQueue::EntryBuf b;
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_TRUE(b.full());  // no room before the first growth
+  for (int32_t i = 0; i < 1000; ++i) {
+    if (!b.full())
+      b.push_back_within_capacity({i, static_cast<uint32_t>(2 * i)});
+    else
+      b.push_back({i, static_cast<uint32_t>(2 * i)});
+  }
+  ASSERT_EQ(b.size(), 1000u);
+  EXPECT_GE(b.capacity(), 1000u);
+  for (int32_t i = 0; i < 1000; ++i) {
+    EXPECT_EQ(b[static_cast<size_t>(i)].index, i);
+    EXPECT_EQ(b[static_cast<size_t>(i)].gen, static_cast<uint32_t>(2 * i));
+  }
+  EXPECT_EQ(b.back().index, 999);
+  RunQueue::EntryBuf moved(std::move(b));
+  EXPECT_EQ(moved.size(), 1000u);
+  EXPECT_EQ(b.size(), 0u);
+  EXPECT_EQ(b.capacity(), 0u);
+  const size_t cap = moved.capacity();
+  moved.clear();
+  EXPECT_EQ(moved.size(), 0u);
+  EXPECT_EQ(moved.capacity(), cap);  // cleared storage is kept for reuse
+}
+
+// Rounds of many ranks at one key each (bench/switch's pattern: every rank yields to the next time while
+// the bucket of the present time is being taken): buckets grow past their first capacity, are emptied,
+// and their storage is reused by later keys, in (key, index) order throughout.
+TEST(RunQueue, LargeRoundsComeOutInRankOrder) {
+  RunQueue q;
+  constexpr int32_t kRanks = 5000;
+  for (int32_t i = 0; i < kRanks; ++i) q.push(0, i, 0);
+  for (int64_t round = 0; round < 4; ++round) {
+    for (int32_t i = 0; i < kRanks; ++i) {
+      ASSERT_FALSE(q.empty());
+      ASSERT_EQ(q.top_key(), round);
+      ASSERT_EQ(q.top().index, i);
+      q.pop();
+      q.push(round + 1, i, static_cast<uint32_t>(round + 1));
+    }
+  }
+  for (int32_t i = 0; i < kRanks; ++i) {
+    ASSERT_EQ(q.top_key(), 4);
+    ASSERT_EQ(q.top().index, i);
+    ASSERT_EQ(q.top().gen, 4u);
+    q.pop();
+  }
+  EXPECT_TRUE(q.empty());
+}
+
 TEST(StackPoolLayout, WithoutGuardPagesTheCanarySharesAPageWithTheStackBelow) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // More stacks than guard mappings allowed under the default vm.max_map_count: no guard pages.
