@@ -389,7 +389,7 @@ class TwistedTorus final : public Network {
     const int far = *std::max_element(near.begin(), near.end());
     near_shift_ = 0;
     while ((far >> near_shift_) > std::numeric_limits<uint8_t>::max()) ++near_shift_;
-    near_low_.resize(static_cast<size_t>(n));
+    near_low_.assign(static_cast<size_t>(n), 0);
     for (int64_t node = 0; node < n; ++node)
       near_low_[static_cast<size_t>(node)] = static_cast<uint8_t>(near[static_cast<size_t>(node)] >> near_shift_);
     auto base_of = [&](int64_t node) { return int{near_low_[static_cast<size_t>(node)]} << near_shift_; };
@@ -892,9 +892,9 @@ class TwistedTorus final : public Network {
   size_t row_ = 0;                       // table entries per endpoint (nhubs_; 8 or a multiple of 16 in off8_)
   // Per endpoint: (hops to the nearest hub) >> near_shift_, so that it fits in a byte; near_low_ <<
   // near_shift_ is a lower bound of those hops and the base of the row's offsets.
-  std::vector<uint8_t> near_low_;
+  detail::HugePageBytes near_low_;
   int near_shift_ = 0;
-  std::vector<uint8_t> off8_;            // hops[endpoint * row_ + hub] - (near_low_[endpoint] << near_shift_)
+  detail::HugePageBytes off8_;           // hops[endpoint * row_ + hub] - (near_low_[endpoint] << near_shift_)
   std::vector<uint16_t> hub16_;          // hops[endpoint * row_ + hub] when an offset would exceed 254
   std::array<int, kMaxDims> stride_{}, target_{}, back_{};
   // How the ordered search treats a dimension: unwrapped; wrapped without shifting another; shifting an

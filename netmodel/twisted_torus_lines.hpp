@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "huge_page_bytes.hpp"
+
 namespace xsim::net::detail {
 
 // One line of hubs: the endpoints first + z * stride for z in 0..length-1, along axis `axis` (0..2).
@@ -62,10 +64,10 @@ class HubLineTable {
   // coordinate along the axis, minus near), then for each cone k: its position p_k and its value v_k minus
   // near. Unused cones repeat cone 0; every value is at most 254.
   static constexpr size_t kHeader = 8;
-  std::vector<uint8_t> table_;  // endpoints * stride_ bytes and 32 bytes of padding (unaligned loads)
+  HugePageBytes table_;  // endpoints * stride_ bytes and 32 bytes of padding (unaligned loads)
   // near of every endpoint again, one byte each (at most 254): a small array that stays in the cache, so
   // that the queries it answers (near(s) + near(t) not below the best path so far) wait for no record.
-  std::vector<uint8_t> near_;
+  HugePageBytes near_;
   size_t stride_ = 0;
   int width_ = 0;      // plane width: the number of lines
   int nlines_ = 0;
