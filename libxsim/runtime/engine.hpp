@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <boost/context/fiber.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <algorithm>
 #include <memory>
@@ -131,32 +132,37 @@ struct RankExtra;  // rarely used per-rank state, allocated on first use (see ap
 
 enum class RankState : uint8_t { NotStarted, Running, Runnable, Blocked, Done };
 
-// One virtual rank's record. Fields the scheduler and every message touch come first, so that a switch
-// and a delivery read the record's first cache lines; the per-rank queues keep their usual few entries
-// inside the record (SmallVec) instead of separate heap blocks.
-struct Rank {
-  SimTime clock;
+// One virtual rank's record, cache-line aligned. Its first line holds what another rank's send to it
+// reads and writes (deliver_local: the state, the run-queue key and generation, the arrival heap with its
+// first three entries) and what the run queue's top check reads (clean_heap_top), so that a delivery to a
+// rank whose record is not cached costs one miss; a sender prefetches that line as soon as it knows the
+// destination (Engine::send). The fields the rank's own calls touch follow (the scheduler prefetches the
+// whole record before the rank runs); statistics and rarely used state last.
+struct alignas(64) Rank {
+  // line 0: deliveries and the run queue
   SimTime queue_key;                  // key of the live heap entry when queued
-  int32_t world = 0;
+  uint32_t queue_gen = 0;
   int32_t index = 0;                  // local index in this native process
   RankState state = RankState::NotStarted;
   bool queued = false;
-  bool exited_via_exit = false;
   bool mpi_initialized = false;
   bool mpi_finalized = false;
-  bool mpi_active() const { return mpi_initialized && !mpi_finalized; }  // between MPI_Init and MPI_Finalize
-  uint32_t queue_gen = 0;
+  int32_t world = 0;
+  SmallVec<Message*, 3> arrivals;     // min-heap on (t_arrive, src, seq): not yet processed
+  // the rank's own calls
+  SimTime clock;
   boost::context::fiber fiber;
   int mpi_depth = 0;
   uint32_t pending_progress = 0;      // nonblocking collectives in progress (the progress hook runs while > 0)
   SimTime mpi_entry_clock;
-  int64_t host_resume_ns = 0;         // host clock when the rank last resumed application code
   uint64_t send_seq = 0;
-  SmallVec<Message*, 4> arrivals;     // min-heap on (t_arrive, src, seq): not yet processed
+  int64_t host_resume_ns = 0;         // host clock when the rank last resumed application code
   SmallVec<int32_t, 4> posted;        // posted receive request ids, in posting order
   struct RecentSend { int32_t dst; SimTime t_arrive; };
   SmallVec<RecentSend, 2> recent;     // sends whose arrival could still be overtaken (FIFO per pair)
   SmallVec<Message*, 2> unexpected;   // arrived, unmatched, in arrival order
+  bool mpi_active() const { return mpi_initialized && !mpi_finalized; }  // between MPI_Init and MPI_Finalize
+  bool exited_via_exit = false;
   RankStats stats;
   BlockInfo block;
   int exit_code = 0;
@@ -168,6 +174,10 @@ struct Rank {
   FiberStack& running_stack() { return on ? *on : stack; }
 #endif
 };
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+static_assert(offsetof(Rank, arrivals) + sizeof(Rank::arrivals) == 64, "a delivery touches the record's first line");
+#pragma GCC diagnostic pop
 
 class Engine {
  public:
