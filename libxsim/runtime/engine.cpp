@@ -37,28 +37,43 @@ void rank_extra_free(Rank& r);
 constexpr int kDeadlockExitCode = 3;
 
 namespace {
-// Small messages (payload up to kSmallPayload bytes: every control message, collectives on a few
-// elements) come from a free list instead of malloc: most simulated messages are small, and a freed
-// block is reused hot by the next send. The list keeps what the peak of messages in flight needed.
-constexpr uint64_t kSmallPayload = 64;
+// Small messages (every control message, collectives on a few elements) come from two free lists instead of
+// malloc: blocks of one cache line (payload up to Message::kLinePayload bytes) and of two (up to 72 bytes).
+// Most simulated messages are small, and a freed block is reused hot by the next send of its size. Blocks
+// are carved 64-byte aligned from slabs, in address order; the lists keep what the peak of messages in
+// flight needed.
 struct FreeBlock {
   FreeBlock* next;
 };
-FreeBlock* g_free_small = nullptr;
+constexpr uint64_t kSmallBlock[2] = {64, 128};
+constexpr uint64_t kSmallPayload = kSmallBlock[1] - sizeof(Message);
+constexpr size_t kSlabBytes = size_t{64} << 10;
+FreeBlock* g_free_small[2] = {nullptr, nullptr};
 // Ends the run naming the rank and the call (api_support.hpp's guarded). Out of line: keeps create small.
 [[noreturn, gnu::cold, gnu::noinline]] void message_alloc_failed(uint64_t bytes) {
   throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
+}
+// Refills free list `c` with a new slab of blocks (first block first).
+[[gnu::noinline]] void refill_small(int c) {
+  char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
+  if (!slab) message_alloc_failed(kSmallBlock[c] - sizeof(Message));
+  for (size_t at = kSlabBytes; at >= kSmallBlock[c]; at -= kSmallBlock[c]) {
+    auto* b = reinterpret_cast<FreeBlock*>(slab + at - kSmallBlock[c]);
+    b->next = g_free_small[c];
+    g_free_small[c] = b;
+  }
 }
 }  // namespace
 
 Message* Message::create(uint64_t bytes) {
   void* p;
-  if (bytes <= kSmallPayload && g_free_small) {
-    p = g_free_small;
-    g_free_small = g_free_small->next;
+  if (bytes <= kSmallPayload) {
+    const int c = bytes <= kLinePayload ? 0 : 1;
+    if (!g_free_small[c]) [[unlikely]] refill_small(c);
+    p = g_free_small[c];
+    g_free_small[c] = g_free_small[c]->next;
   } else {
-    const uint64_t room = bytes <= kSmallPayload ? kSmallPayload : bytes;
-    p = room <= std::numeric_limits<size_t>::max() - sizeof(Message) ? std::malloc(sizeof(Message) + room) : nullptr;
+    p = bytes <= kMaxBytes ? std::malloc(sizeof(Message) + bytes) : nullptr;
     if (!p) [[unlikely]] message_alloc_failed(bytes);
   }
   Message* m = static_cast<Message*>(p);
@@ -67,9 +82,10 @@ Message* Message::create(uint64_t bytes) {
 }
 void Message::destroy(Message* m) {
   if (m->bytes <= kSmallPayload) {
+    const int c = m->bytes <= kLinePayload ? 0 : 1;
     auto* b = reinterpret_cast<FreeBlock*>(m);
-    b->next = g_free_small;
-    g_free_small = b;
+    b->next = g_free_small[c];
+    g_free_small[c] = b;
   } else {
     std::free(m);
   }
@@ -498,7 +514,6 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   m->src_in_comm = src_in_comm;
   m->tag = tag;
   m->kind = Message::kData;
-  m->pad_ = 0;
   ++r.stats.messages;
   r.stats.bytes += bytes;
   ++messages_sent_;
@@ -518,7 +533,6 @@ void Engine::send_ack(Rank& r, Message* m, SimTime when) {
   a->src_in_comm = -1;
   a->tag = 0;
   a->kind = Message::kAck;
-  a->pad_ = 0;
   route(a);
 }
 
@@ -557,7 +571,6 @@ SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
   m->src = r.world;
   m->dst = static_cast<int32_t>(dst);
   m->kind = Message::kApplied;
-  m->pad_ = 0;
   ++r.stats.messages;
   r.stats.bytes += model_bytes;
   SimTime t = m->t_arrive;
@@ -574,7 +587,6 @@ SimTime Engine::send_applied_from(Message* m, int64_t src, int64_t dst, SimTime 
   m->src = static_cast<int32_t>(src);
   m->dst = static_cast<int32_t>(dst);
   m->kind = Message::kApplied;
-  m->pad_ = 0;
   SimTime arrive = m->t_arrive;
   route(m);
   return arrive;
@@ -852,8 +864,9 @@ int Engine::run() {
       incoming.clear();
       for (auto [data, n] : received) {
         for (size_t at = 0; at < n;) {
-          uint64_t bytes;
-          std::memcpy(&bytes, data + at + offsetof(Message, bytes), sizeof bytes);
+          Message header;
+          std::memcpy(static_cast<void*>(&header), data + at, sizeof header);
+          const uint64_t bytes = header.bytes;
           Message* m = Message::create(bytes);
           std::memcpy(m, data + at, sizeof(Message) + bytes);
           at += sizeof(Message) + bytes;
