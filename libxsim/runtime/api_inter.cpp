@@ -60,7 +60,7 @@ class PeerTransport final : public coll::Transport {
     for (int i = 0; i < n; ++i) {
       Request& q = g_engine->request(ids[i]);
       g_engine->wait(ids[i], BlockInfo{call_, q.kind == Request::Kind::Recv ? q.source : -3, q.tag, c_.handle});
-      int err = q.st_error;
+      int err = q.error();
       g_engine->release_request(ids[i]);
       if (err == MPI_ERR_TRUNCATE)
         fail(MPI_ERR_TRUNCATE, "message truncated: the ranks passed inconsistent counts or datatypes");

@@ -51,7 +51,7 @@ Engine& E() { return *g_engine; }
 [[gnu::always_inline]] inline int finish(int id, MPI_Status* st) {
   Request& q = E().request(id);
   fill_status(st, q);
-  int err = q.st_error;
+  int err = q.error();
   E().release_request(id);
   return err;
 }
@@ -221,7 +221,10 @@ XSIM_API int MPI_Wait(MPI_Request* req, MPI_Status* status) {
     int id = active_id(*req);
     if (id < 0) return empty_status(status);
     Request& q = E().request(id);
-    wait_id(id, "MPI_Wait", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
+    if (q.complete)  // what it would block on (q.comm is outside the request's first line) is not needed
+      E().wait(id, BlockInfo{});
+    else
+      wait_id(id, "MPI_Wait", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
     retire(req);
     int err = finish(id, status);
     check_truncation(err);
@@ -240,7 +243,10 @@ XSIM_API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
         continue;
       }
       Request& q = E().request(id);
-      wait_id(id, "MPI_Waitall", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
+      if (q.complete)
+        E().wait(id, BlockInfo{});
+      else
+        wait_id(id, "MPI_Waitall", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
       retire(&reqs[i]);
       if (finish(id, st) != MPI_SUCCESS) truncated = true;
     }

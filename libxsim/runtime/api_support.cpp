@@ -121,7 +121,7 @@ void fill_status(MPI_Status* st, const Request& q) {
   if (st == MPI_STATUS_IGNORE) return;
   st->MPI_SOURCE = q.st_source;
   st->MPI_TAG = q.st_tag;
-  st->MPI_ERROR = q.st_error;
+  st->MPI_ERROR = q.error();
   native::set_status_count(st, q.st_bytes, q.cancelled);
 }
 
@@ -130,7 +130,7 @@ void fill_status_from_message(MPI_Status* st, const Message& m) {
   st->MPI_SOURCE = m.src_in_comm;
   st->MPI_TAG = m.tag;
   st->MPI_ERROR = MPI_SUCCESS;
-  native::set_status_count(st, m.bytes, false);
+  native::set_status_count(st, m.bytes(), false);
 }
 
 void empty_status(MPI_Status* st) {

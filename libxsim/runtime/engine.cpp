@@ -53,8 +53,8 @@ FreeBlock* g_free_small[2] = {nullptr, nullptr};
 [[noreturn, gnu::cold, gnu::noinline]] void message_alloc_failed(uint64_t bytes) {
   throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
 }
-// Refills free list `c` with a new slab of blocks (first block first).
-[[gnu::noinline]] void refill_small(int c) {
+// Refills free list `c` with a new slab of blocks (first block first); returns its first block.
+[[gnu::noinline]] FreeBlock* refill_small(int c) {
   char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
   if (!slab) message_alloc_failed(kSmallBlock[c] - sizeof(Message));
   for (size_t at = kSlabBytes; at >= kSmallBlock[c]; at -= kSmallBlock[c]) {
@@ -62,27 +62,32 @@ FreeBlock* g_free_small[2] = {nullptr, nullptr};
     b->next = g_free_small[c];
     g_free_small[c] = b;
   }
+  return g_free_small[c];
 }
-}  // namespace
-
-Message* Message::create(uint64_t bytes) {
+// Message::create, inline into the engine's own sends. The size and the kind (kData) are written as one word.
+[[gnu::always_inline]] inline Message* make_message(uint64_t bytes) {
   void* p;
-  if (bytes <= kSmallPayload) {
-    const int c = bytes <= kLinePayload ? 0 : 1;
-    if (!g_free_small[c]) [[unlikely]] refill_small(c);
-    p = g_free_small[c];
-    g_free_small[c] = g_free_small[c]->next;
+  if (bytes <= kSmallPayload) [[likely]] {
+    const int c = bytes > Message::kLinePayload;
+    FreeBlock* b = g_free_small[c];
+    if (!b) [[unlikely]] b = refill_small(c);
+    g_free_small[c] = b->next;
+    p = b;
   } else {
-    p = bytes <= kMaxBytes ? std::malloc(sizeof(Message) + bytes) : nullptr;
+    p = bytes <= Message::kMaxBytes ? std::malloc(sizeof(Message) + bytes) : nullptr;
     if (!p) [[unlikely]] message_alloc_failed(bytes);
   }
   Message* m = static_cast<Message*>(p);
-  m->bytes = bytes;
+  m->size_kind = bytes;  // kind kData
   return m;
 }
+}  // namespace
+
+Message* Message::create(uint64_t bytes) { return make_message(bytes); }
 void Message::destroy(Message* m) {
-  if (m->bytes <= kSmallPayload) {
-    const int c = m->bytes <= kLinePayload ? 0 : 1;
+  const uint64_t bytes = m->bytes();
+  if (bytes <= kSmallPayload) [[likely]] {
+    const int c = bytes > kLinePayload;
     auto* b = reinterpret_cast<FreeBlock*>(m);
     b->next = g_free_small[c];
     g_free_small[c] = b;
@@ -496,7 +501,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   Rank& r = *current_;
   const native::TypeFacts type_facts = native::type_facts(type);  // one look-up per message
   uint64_t bytes = count > 0 ? type_facts.size * static_cast<uint64_t>(count) : 0;
-  Message* m = Message::create(bytes);
+  Message* m = make_message(bytes);
   if (bytes) {
     if (type_facts.contiguous)
       copy_bytes(m->payload(), buf, bytes);
@@ -507,13 +512,11 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
   m->seq = r.send_seq++;
   m->ctx = ctx;
-  m->bytes = bytes;
   m->ack_token = sync_req >= 0 ? ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen) : -1;
   m->src = r.world;
   m->dst = static_cast<int32_t>(dst);
   m->src_in_comm = src_in_comm;
   m->tag = tag;
-  m->kind = Message::kData;
   ++r.stats.messages;
   r.stats.bytes += bytes;
   ++messages_sent_;
@@ -522,23 +525,22 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
 }
 
 void Engine::send_ack(Rank& r, Message* m, SimTime when) {
-  Message* a = Message::create(0);
+  Message* a = make_message(0);
   a->t_arrive = when + message_latency(r.world, m->src, 0);
   a->seq = r.send_seq++;
   a->ctx = m->ctx;
-  a->bytes = 0;
   a->ack_token = m->ack_token;
   a->src = r.world;
   a->dst = m->src;
   a->src_in_comm = -1;
   a->tag = 0;
-  a->kind = Message::kAck;
+  a->set_kind(Message::kAck);
   route(a);
 }
 
 void Engine::route_remote(Message* m) {
   int p = owner_of(m->dst);
-  std::memcpy(exchange_->append(p, sizeof(Message) + m->bytes), m, sizeof(Message) + m->bytes);
+  std::memcpy(exchange_->append(p, sizeof(Message) + m->bytes()), m, sizeof(Message) + m->bytes());
   if (m->t_arrive < out_min_) out_min_ = m->t_arrive;
   Message::destroy(m);
 }
@@ -547,7 +549,7 @@ void Engine::deliver_local(Message* m) {
   // A message that arrives no later than the clock at which the current rank was found the earliest (zero
   // latency: ranks that share a core) may queue a rank or an applied message before it: ask again.
   if (m->t_arrive <= earliest_clock_) [[unlikely]] forget_earliest();
-  if (m->kind == Message::kApplied) {
+  if (m->kind() == Message::kApplied) {
     applied_.push_back(m);
     std::push_heap(applied_.begin(), applied_.end(), LaterArrival{});
     return;
@@ -570,7 +572,7 @@ SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
   m->ack_token = -1;
   m->src = r.world;
   m->dst = static_cast<int32_t>(dst);
-  m->kind = Message::kApplied;
+  m->set_kind(Message::kApplied);
   ++r.stats.messages;
   r.stats.bytes += model_bytes;
   SimTime t = m->t_arrive;
@@ -586,7 +588,7 @@ SimTime Engine::send_applied_from(Message* m, int64_t src, int64_t dst, SimTime 
   m->ack_token = -1;
   m->src = static_cast<int32_t>(src);
   m->dst = static_cast<int32_t>(dst);
-  m->kind = Message::kApplied;
+  m->set_kind(Message::kApplied);
   SimTime arrive = m->t_arrive;
   route(m);
   return arrive;
@@ -622,7 +624,7 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
     std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
     Message* m = r.arrivals.back();
     r.arrivals.pop_back();
-    if (m->kind == Message::kAck) {
+    if (m->kind() == Message::kAck) {
       int id = static_cast<int>(m->ack_token >> 32);
       uint32_t gen = static_cast<uint32_t>(m->ack_token & 0xffffffff);
       if (valid_request(id) && requests_[static_cast<size_t>(id)].gen == gen) {
@@ -653,10 +655,10 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
 inline void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
   const native::TypeFacts type_facts = native::type_facts(q.type);  // one look-up per message
   uint64_t capacity = q.count > 0 ? type_facts.size * static_cast<uint64_t>(q.count) : 0;
-  uint64_t n = m->bytes;
+  uint64_t n = m->bytes();
   if (n > capacity) {
     n = capacity;
-    q.st_error = MPI_ERR_TRUNCATE;
+    q.set_error(MPI_ERR_TRUNCATE);
   }
   if (n) {
     if (type_facts.contiguous)
@@ -684,7 +686,7 @@ int Engine::grow_requests() {
 }
 
 void Engine::release_matched(Request& q) {
-  Message::destroy(q.msg);  // a matched message nobody received
+  if (q.msg) Message::destroy(q.msg);  // a matched message nobody received
   q.msg = nullptr;
 }
 
@@ -866,7 +868,7 @@ int Engine::run() {
         for (size_t at = 0; at < n;) {
           Message header;
           std::memcpy(static_cast<void*>(&header), data + at, sizeof header);
-          const uint64_t bytes = header.bytes;
+          const uint64_t bytes = header.bytes();
           Message* m = Message::create(bytes);
           std::memcpy(m, data + at, sizeof(Message) + bytes);
           at += sizeof(Message) + bytes;

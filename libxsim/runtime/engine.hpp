@@ -42,7 +42,7 @@ constexpr int kAnySource = -1;  // engine-level wildcards (the API maps MPI_ANY_
 constexpr int kAnyTag = -1;
 
 // A message in flight or waiting at its receiver. Header and payload share one allocation: always create
-// and destroy them with Message::create/destroy. The header is 56 bytes and the blocks of small messages
+// and destroy them with Message::create/destroy. The header is 56 bytes (the kind in the size word) and the blocks of small messages
 // are cache-line aligned, so a payload of up to kLinePayload (8) bytes shares the header's line: a receive
 // that finds the message no longer cached misses once, not twice. Small blocks (64 and 128 bytes) are
 // recycled through free lists.
@@ -55,13 +55,16 @@ struct Message {
   int32_t dst;          // receiver, world rank
   int32_t src_in_comm;  // sender's rank in the communicator (what MPI_SOURCE reports)
   int32_t tag;
-  uint64_t bytes : 56;  // payload size: set by create and never changed (destroy returns the block by it)
-  uint64_t kind : 8;    // kData, kAck or kApplied
+  uint64_t size_kind;   // low 56 bits: the payload size, set by create and never changed (destroy returns the
+                        // block by it); top 8 bits: the kind, kData (create's) unless set_kind says otherwise
   // kApplied: applied by the destination's engine, not matched by a receive (one-sided operations, shared
   // file pointers): `ctx` names the object, `tag` the operation, `src_in_comm` the family whose hook applies it.
   static constexpr int32_t kData = 0, kAck = 1, kApplied = 2;
   static constexpr uint64_t kMaxBytes = (uint64_t{1} << 56) - 1;  // larger payloads cannot be created
   static constexpr uint64_t kLinePayload = 8;   // payloads up to this size share the header's cache line
+  uint64_t bytes() const { return size_kind & kMaxBytes; }
+  int32_t kind() const { return static_cast<int32_t>(size_kind >> 56); }
+  void set_kind(int32_t k) { size_kind = bytes() | static_cast<uint64_t>(k) << 56; }
   char* payload() { return reinterpret_cast<char*>(this + 1); }
   static Message* create(uint64_t bytes);
   static void destroy(Message* m);
@@ -72,33 +75,49 @@ static_assert(sizeof(Message) + Message::kLinePayload == 64, "a small message is
 // request-like objects: a nonblocking collective in progress (Coll), a persistent request (Persistent:
 // the arguments, and `inner`, the request of the operation MPI_Start began, or -1 while inactive), and a
 // message taken by MPI_Mprobe/MPI_Improbe (Matched: `msg`, received later by MPI_Mrecv/MPI_Imrecv).
-struct Request {
+//
+// Layout: cache-line aligned, and with MPICH's int handles everything a send or receive reads and writes
+// from posting to release (kind, flags, generation, completion, receive arguments, status) lies in the
+// first line: a receive completed after its rank slept (the request no longer cached) misses once. The
+// other kinds' fields and an error code (read only when `failed`) follow.
+struct alignas(64) Request {
   enum class Kind : uint8_t { Free, Send, Recv, Coll, Persistent, Matched };
   Kind kind = Kind::Free;
-  bool complete = false;
-  bool cancelled = false;
-  bool user_freed = false;   // MPI_Request_free called while active: release on completion
-  uint32_t gen = 0;          // bumped on release, so stale acks are recognised
-  SimTime completion;        // virtual time the operation completed
+  bool complete : 1 = false;
+  bool cancelled : 1 = false;
+  bool user_freed : 1 = false;  // MPI_Request_free called while active: release on completion
+  bool failed : 1 = false;      // the status carries an error (error_code); else MPI_SUCCESS
+  uint32_t gen = 0;             // bumped on release, so stale acks are recognised
+  SimTime completion;           // virtual time the operation completed
   // receive arguments
   void* buf = nullptr;
+  uint64_t ctx = 0;
+  uint64_t st_bytes = 0;        // outcome: bytes received
   int count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
-  int source = kAnySource;   // rank in communicator, or kAnySource
+  int source = kAnySource;      // rank in communicator, or kAnySource
   int tag = kAnyTag;
-  uint64_t ctx = 0;
   // outcome (status)
   int st_source = MPI_ANY_SOURCE;
   int st_tag = MPI_ANY_TAG;
-  int st_error = MPI_SUCCESS;
-  uint64_t st_bytes = 0;
-  // Persistent / Coll / Matched
-  int32_t inner = -1;        // Persistent: the active operation's request id, or -1 (inactive)
-  uint8_t mode = 0;          // Persistent: the API layer's operation code
+  // Persistent / Coll / Matched, errors
+  int error_code = MPI_SUCCESS; // meaningful while `failed`
+  int32_t inner = -1;           // Persistent: the active operation's request id, or -1 (inactive)
+  uint8_t mode = 0;             // Persistent: the API layer's operation code
   MPI_Comm comm = MPI_COMM_NULL;  // Persistent / Coll: the communicator (for errors and reports)
-  Message* msg = nullptr;    // Matched: the message, already removed from the unexpected queue
-  void* state = nullptr;     // Coll: the API layer's progress state
+  Message* msg = nullptr;       // Matched: the message, already removed from the unexpected queue
+  void* state = nullptr;        // Coll: the API layer's progress state
+  int error() const { return failed ? error_code : MPI_SUCCESS; }  // the status's MPI_ERROR
+  void set_error(int e) {
+    error_code = e;
+    failed = e != MPI_SUCCESS;
+  }
 };
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+static_assert(sizeof(MPI_Datatype) != 4 || offsetof(Request, st_tag) + sizeof(int) <= 64,
+              "with int handles, a send or receive touches one line of its request");
+#pragma GCC diagnostic pop
 
 // The engine's requests by id: chunks of 256 that never move, so a Request& stays valid while the table
 // grows (as a deque's would), with an index that is one shift and one mask (a deque's is not).
@@ -281,7 +300,7 @@ class Engine {
   }
   [[gnu::always_inline]] void release_request(int id) {
     Request& q = requests_[static_cast<size_t>(id)];
-    if (q.msg) [[unlikely]] release_matched(q);
+    if (q.kind == Request::Kind::Matched) [[unlikely]] release_matched(q);
     q.kind = Request::Kind::Free;
     ++q.gen;
     free_requests_.push_back(id);

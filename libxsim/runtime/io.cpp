@@ -185,7 +185,6 @@ Message* make(Op op, uint64_t id, int64_t value) {
   m->ctx = id;
   m->tag = op;
   m->src_in_comm = kFamilyIo;
-  m->bytes = sizeof(SharedMsg);
   SharedMsg s{value};
   std::memcpy(m->payload(), &s, sizeof s);
   return m;

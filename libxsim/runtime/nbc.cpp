@@ -130,7 +130,7 @@ class NbcTransport final : public coll::Transport {
     }
     n_.waiting.clear();
     for (int i = 0; i < count; ++i) {
-      int err = g_engine->request(ids[i]).st_error;
+      int err = g_engine->request(ids[i]).error();
       g_engine->release_request(ids[i]);
       if (err != MPI_SUCCESS && n_.error == MPI_SUCCESS) n_.error = err;
     }
@@ -171,7 +171,7 @@ void complete(Rank& r, Nbc& n) {
   Request& q = g_engine->request(n.request);
   q.complete = true;
   q.completion = r.clock;
-  q.st_error = n.error;
+  q.set_error(n.error);
   q.state = nullptr;
   --r.pending_progress;
   comm_release(n.comm);

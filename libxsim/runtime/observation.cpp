@@ -182,12 +182,12 @@ class Observation final : public Observer {
     if (trace_) {
       see_context(m.ctx);
       trace_->add(static_cast<size_t>(r.index), obs::message_event(obs::EventKind::Send, r.clock.ps(), m.dst, m.tag,
-                                                                  m.ctx, m.bytes, m.seq));
+                                                                  m.ctx, m.bytes(), m.seq));
     }
     if (!matrix_bytes_.empty()) {
       const size_t cell = static_cast<size_t>(layout_.cell(m.src, e_.node_of(m.src)) * layout_.cells +
                                               layout_.cell(m.dst, e_.node_of(m.dst)));
-      matrix_bytes_[cell] += m.bytes;
+      matrix_bytes_[cell] += m.bytes();
       ++matrix_msgs_[cell];
     }
   }
@@ -195,17 +195,17 @@ class Observation final : public Observer {
   void received(Rank& r, const Message& m) override {
     PerRank& p = per_[static_cast<size_t>(r.index)];
     ++p.recv;
-    p.recv_bytes += m.bytes;
+    p.recv_bytes += m.bytes();
     if (p.idle_pending && m.t_arrive.ps() == p.idle_to) {
       // The arrival that woke the rank: waiting until its sender sent it, communication after.
-      const SimTime latency = e_.network().message_latency(e_.core_of(m.src), e_.core_of(m.dst), m.bytes);
+      const SimTime latency = e_.network().message_latency(e_.core_of(m.src), e_.core_of(m.dst), m.bytes());
       p.call_wait += obs::wait_part(p.idle_from, p.idle_to, m.t_arrive.ps() - latency.ps());
       p.idle_pending = false;
     }
     if (trace_) {
       see_context(m.ctx);
       trace_->add(static_cast<size_t>(r.index), obs::message_event(obs::EventKind::Recv, r.clock.ps(), m.src, m.tag,
-                                                                  m.ctx, m.bytes, m.seq));
+                                                                  m.ctx, m.bytes(), m.seq));
     }
   }
 

@@ -73,7 +73,6 @@ Message* make(Op op, uint64_t win, const Hdr& h, const std::vector<Run>* runs, u
   m->ctx = win;
   m->tag = op;
   m->src_in_comm = kFamilyRma;
-  m->bytes = sizeof(Hdr) + nr * sizeof(Run) + data;
   Hdr hh = h;
   hh.nruns = nr;
   hh.data = data;

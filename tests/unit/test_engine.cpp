@@ -687,7 +687,7 @@ int app_trunc(int, char**, char**) {
     int id = irecv(g_trunc.buf, 1, 0, 0);
     wait(id);
     const xsim::Request& q = E().request(id);
-    g_trunc.st_error = q.st_error;
+    g_trunc.st_error = q.error();
     g_trunc.st_bytes = q.st_bytes;
     g_trunc.complete = q.complete;
     E().release_request(id);
