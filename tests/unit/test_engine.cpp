@@ -902,3 +902,45 @@ TEST(EngineDeterminism, SameScenarioTwiceGivesIdenticalClocks) {
 }
 
 }  // namespace
+
+// The message layout (engine.hpp): the size and the kind share one word, small blocks are cache-line aligned
+// and a payload of up to Message::kLinePayload bytes lies in the header's line; blocks are recycled by size.
+TEST(EngineMessageLayout, SizeAndKindShareAWordAndSmallBlocksAreLineAligned) {
+  for (uint64_t bytes : {0ull, 1ull, 8ull, 9ull, 72ull, 73ull, 4096ull}) {
+    xsim::Message* m = xsim::Message::create(bytes);
+    EXPECT_EQ(m->bytes(), bytes);
+    EXPECT_EQ(m->kind(), xsim::Message::kData);
+    m->set_kind(xsim::Message::kApplied);
+    EXPECT_EQ(m->kind(), xsim::Message::kApplied);
+    EXPECT_EQ(m->bytes(), bytes);
+    if (bytes <= 72) EXPECT_EQ(reinterpret_cast<uintptr_t>(m) % 64, 0u) << bytes;
+    if (bytes <= xsim::Message::kLinePayload)
+      EXPECT_LE(reinterpret_cast<uintptr_t>(m->payload() + bytes) - reinterpret_cast<uintptr_t>(m), 64u);
+    for (uint64_t i = 0; i < bytes; ++i) m->payload()[i] = static_cast<char>(i);  // the payload is writable
+    xsim::Message::destroy(m);
+  }
+  // A freed small block is the next one of its class; the classes do not mix.
+  xsim::Message* a = xsim::Message::create(4);
+  xsim::Message::destroy(a);
+  xsim::Message* b = xsim::Message::create(40);
+  EXPECT_NE(a, b);
+  xsim::Message* c = xsim::Message::create(8);
+  EXPECT_EQ(a, c);
+  xsim::Message::destroy(b);
+  xsim::Message::destroy(c);
+}
+
+TEST(EngineRequestLayout, ErrorIsReadOnlyWhenFailed) {
+  xsim::Request q;
+  EXPECT_EQ(q.error(), MPI_SUCCESS);
+  EXPECT_FALSE(q.failed);
+  q.set_error(MPI_ERR_TRUNCATE);
+  EXPECT_TRUE(q.failed);
+  EXPECT_EQ(q.error(), MPI_ERR_TRUNCATE);
+  q.set_error(MPI_SUCCESS);
+  EXPECT_FALSE(q.failed);
+  EXPECT_EQ(q.error(), MPI_SUCCESS);
+  EXPECT_EQ(alignof(xsim::Request), 64u);
+  EXPECT_EQ(alignof(xsim::Rank), 64u);
+  EXPECT_EQ(sizeof(xsim::Message), 56u);
+}
