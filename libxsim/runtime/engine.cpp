@@ -3,7 +3,6 @@
 #include <cxxabi.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
@@ -49,36 +48,16 @@ struct FreeBlock {
 constexpr uint64_t kSmallBlock[2] = {64, 128};
 constexpr uint64_t kSmallPayload = kSmallBlock[1] - sizeof(Message);
 constexpr size_t kSlabBytes = size_t{64} << 10;
-// Past kSmallSlabs slabs of a class (tens of thousands of messages in flight: a message is written by one
-// random rank and read by another much later), slabs are 2 MiB, 2 MiB-aligned, with transparent huge pages
-// asked for: one TLB entry instead of 512 for the messages a receiver finds cold.
-constexpr size_t kHugeSlabBytes = size_t{2} << 20;
-constexpr int kSmallSlabs = 32;
 FreeBlock* g_free_small[2] = {nullptr, nullptr};
-int g_slabs[2] = {0, 0};
 // Ends the run naming the rank and the call (api_support.hpp's guarded). Out of line: keeps create small.
 [[noreturn, gnu::cold, gnu::noinline]] void message_alloc_failed(uint64_t bytes) {
   throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
 }
 // Refills free list `c` with a new slab of blocks (first block first); returns its first block.
-// A 2 MiB-aligned block of kHugeSlabBytes from mmap (never returned), huge pages asked for; null on failure.
-char* map_huge_slab() {
-  const size_t span = 2 * kHugeSlabBytes;
-  void* v = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (v == MAP_FAILED) return nullptr;
-  char* base = static_cast<char*>(v);
-  char* slab = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(base) + kHugeSlabBytes - 1) & ~(kHugeSlabBytes - 1));
-  if (slab > base) munmap(base, static_cast<size_t>(slab - base));
-  if (base + span > slab + kHugeSlabBytes) munmap(slab + kHugeSlabBytes, static_cast<size_t>(base + span - slab - kHugeSlabBytes));
-  madvise(slab, kHugeSlabBytes, MADV_HUGEPAGE);  // advice only: without it the slab still works
-  return slab;
-}
 [[gnu::noinline]] FreeBlock* refill_small(int c) {
-  const bool huge = g_slabs[c]++ >= kSmallSlabs;
-  const size_t slab_bytes = huge ? kHugeSlabBytes : kSlabBytes;
-  char* slab = huge ? map_huge_slab() : static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
+  char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
   if (!slab) message_alloc_failed(kSmallBlock[c] - sizeof(Message));
-  for (size_t at = slab_bytes; at >= kSmallBlock[c]; at -= kSmallBlock[c]) {
+  for (size_t at = kSlabBytes; at >= kSmallBlock[c]; at -= kSmallBlock[c]) {
     auto* b = reinterpret_cast<FreeBlock*>(slab + at - kSmallBlock[c]);
     b->next = g_free_small[c];
     g_free_small[c] = b;

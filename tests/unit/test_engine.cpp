@@ -10,9 +10,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -930,33 +928,6 @@ TEST(EngineMessageLayout, SizeAndKindShareAWordAndSmallBlocksAreLineAligned) {
   EXPECT_EQ(a, c);
   xsim::Message::destroy(b);
   xsim::Message::destroy(c);
-}
-
-// Many messages in flight: past the first slabs of a class, blocks come from 2 MiB slabs (huge pages asked
-// for). Every block is distinct, line-aligned and writable, and freed blocks are reused.
-TEST(EngineMessageLayout, ManyMessagesInFlightFromLargeSlabs) {
-  constexpr size_t kCount = 100000;  // more than 32 slabs of 64 KiB of 64-byte blocks
-  std::vector<xsim::Message*> held;
-  held.reserve(kCount);
-  for (size_t i = 0; i < kCount; ++i) {
-    xsim::Message* m = xsim::Message::create(4);
-    ASSERT_EQ(reinterpret_cast<uintptr_t>(m) % 64, 0u);
-    std::memcpy(m->payload(), &i, 4);
-    held.push_back(m);
-  }
-  std::vector<xsim::Message*> sorted = held;
-  std::sort(sorted.begin(), sorted.end());
-  EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end());
-  for (size_t i = 0; i < kCount; ++i) {
-    uint32_t v;
-    std::memcpy(&v, held[i]->payload(), 4);
-    ASSERT_EQ(v, static_cast<uint32_t>(i));
-    EXPECT_EQ(held[i]->bytes(), 4u);
-  }
-  for (xsim::Message* m : held) xsim::Message::destroy(m);
-  xsim::Message* again = xsim::Message::create(0);
-  EXPECT_TRUE(std::binary_search(sorted.begin(), sorted.end(), again));
-  xsim::Message::destroy(again);
 }
 
 TEST(EngineRequestLayout, ErrorIsReadOnlyWhenFailed) {
