@@ -60,20 +60,23 @@ Engine& E() { return *g_engine; }
   E().wait(id, BlockInfo{call, peer == MPI_ANY_SOURCE ? kAnySource : peer, tag == MPI_ANY_TAG ? kAnyTag : tag, comm});
 }
 
-int check_truncation(int err) {
+inline int check_truncation(int err) {
   check_request_error(err);
   return err;
 }
 
 // The engine request an application handle stands for now: the request itself, or the operation a
 // persistent request's MPI_Start began (-1 while it is inactive, like MPI_REQUEST_NULL).
-int active_id(MPI_Request h) {
-  int id = from_handle(h);
-  if (id < 0) return -1;
+// active_of: the same for a decoded, valid handle's request id.
+int active_of(int id) {
   Request& q = E().request(id);
   if (q.kind == Request::Kind::Persistent) return q.inner;
   if (q.kind == Request::Kind::Matched) fail(MPI_ERR_REQUEST, "a matched message handle is not a request");
   return id;
+}
+int active_id(MPI_Request h) {
+  int id = from_handle(h);
+  return id < 0 ? -1 : active_of(id);
 }
 
 // Once the operation behind *h has completed (call before releasing it): the handle becomes MPI_REQUEST_NULL, except
@@ -218,16 +221,28 @@ XSIM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int d
 XSIM_API int MPI_Wait(MPI_Request* req, MPI_Status* status) {
   return guarded("MPI_Wait", kReqComm, [&] {
     check_pointer(req, MPI_ERR_REQUEST, "the request");
-    int id = active_id(*req);
-    if (id < 0) return empty_status(status);
+    // The handle is decoded once. Usually it stands for a send or receive (or a nonblocking collective):
+    // its own request is the one to complete and the handle becomes MPI_REQUEST_NULL, with no other look-up
+    // (active_id/retire's). A persistent request's active operation (or a matched message's error) otherwise.
+    const int handle_id = from_handle(*req);
+    if (handle_id < 0) return empty_status(status);
+    int id = handle_id;
+    const Request::Kind kind = E().request(handle_id).kind;
+    const bool persistent = kind == Request::Kind::Persistent;
+    if (persistent || kind == Request::Kind::Matched) [[unlikely]] {
+      id = active_of(handle_id);
+      if (id < 0) return empty_status(status);
+    }
     Request& q = E().request(id);
     if (q.complete)  // what it would block on (q.comm is outside the request's first line) is not needed
       E().wait(id, BlockInfo{});
     else
       wait_id(id, "MPI_Wait", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
-    retire(req);
-    int err = finish(id, status);
-    check_truncation(err);
+    if (persistent) [[unlikely]]
+      E().request(handle_id).inner = -1;  // inactive: MPI_Start may start it again
+    else
+      *req = MPI_REQUEST_NULL;
+    check_truncation(finish(id, status));
   });
 }
 

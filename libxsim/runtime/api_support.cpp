@@ -98,8 +98,6 @@ void check_peer_failed(const Comm& c, int peer) {
 }
 
 
-MPI_Request to_handle(int id) { return handles::make<MPI_Request>(Kind::Request, static_cast<uint32_t>(id)); }
-
 void invalid_request_handle(MPI_Request h) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "invalid request handle 0x%08llx", handles::shown(Kind::Request, h));
@@ -115,14 +113,6 @@ int completed_null_request(bool is_recv) {
     q.st_tag = MPI_ANY_TAG;
   }
   return id;
-}
-
-void fill_status(MPI_Status* st, const Request& q) {
-  if (st == MPI_STATUS_IGNORE) return;
-  st->MPI_SOURCE = q.st_source;
-  st->MPI_TAG = q.st_tag;
-  st->MPI_ERROR = q.error();
-  native::set_status_count(st, q.st_bytes, q.cancelled);
 }
 
 void fill_status_from_message(MPI_Status* st, const Message& m) {

@@ -106,8 +106,10 @@ inline void check_peer(const Comm& c, int peer, bool any_ok) {
 }
 inline int my_rank_in(const Comm& c) { return c.rank_of_world(g_engine->current().world); }
 
-// Request handles as the application sees them.
-MPI_Request to_handle(int id);
+// Request handles as the application sees them. Inline: every nonblocking call makes one.
+inline MPI_Request to_handle(int id) {
+  return handles::make<MPI_Request>(handles::Kind::Request, static_cast<uint32_t>(id));
+}
 [[noreturn, gnu::cold]] void invalid_request_handle(MPI_Request h);
 // -1 for MPI_REQUEST_NULL; throws MPI_ERR_REQUEST when invalid. Inline: every completion call decodes one.
 inline int from_handle(MPI_Request h) {
@@ -120,7 +122,14 @@ inline int from_handle(MPI_Request h) {
 // A request that is already complete (MPI_PROC_NULL operations).
 int completed_null_request(bool is_recv);
 
-void fill_status(MPI_Status* st, const Request& q);
+// The status of a completed request (nothing with MPI_STATUS_IGNORE). Inline: every receive writes one.
+inline void fill_status(MPI_Status* st, const Request& q) {
+  if (st == MPI_STATUS_IGNORE) return;
+  st->MPI_SOURCE = q.st_source;
+  st->MPI_TAG = q.st_tag;
+  st->MPI_ERROR = q.error();
+  native::set_status_count(st, q.st_bytes, q.cancelled);
+}
 void fill_status_from_message(MPI_Status* st, const Message& m);
 void empty_status(MPI_Status* st);
 
@@ -130,6 +139,10 @@ void empty_status(MPI_Status* st);
 // the buffers and count arrays the application leaves alone until completion (MPI's rule).
 MPI_Request start_nbc(Comm& c, const char* call, std::function<void(coll::Transport&)> body);
 // Fails with the error a completed request carries (truncation, or an error of a nonblocking collective).
-void check_request_error(int err);
+// Inline up to the usual answer, MPI_SUCCESS.
+[[noreturn]] void request_error_failed(int err);
+inline void check_request_error(int err) {
+  if (err != MPI_SUCCESS) [[unlikely]] request_error_failed(err);
+}
 
 }  // namespace xsim

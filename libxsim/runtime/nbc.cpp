@@ -239,8 +239,7 @@ MPI_Request start_nbc(Comm& c, const char* call, std::function<void(coll::Transp
   return handle;
 }
 
-void check_request_error(int err) {
-  if (err == MPI_SUCCESS) return;
+void request_error_failed(int err) {
   if (err == MPI_ERR_TRUNCATE)
     fail(MPI_ERR_TRUNCATE, "message truncated: the receive buffer is smaller than the message");
   fail(err, "the operation failed");
