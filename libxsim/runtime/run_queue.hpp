@@ -173,22 +173,56 @@ class RunQueue {
     return take_late(b) ? b.late.front() : b.items[b.next];
   }
   static constexpr size_t kSpareBuckets = 64;
-  static void sort(Bucket& b) {
+  void sort(Bucket& b) {
     auto by_index = [](const Entry& a, const Entry& c) { return a.index < c.index; };
     auto& v = b.items;
     // Ranks usually queue each other in ascending order, possibly wrapping round once (rank r wakes
-    // r + d mod n): find the first descent; merge two ascending runs in linear time, sort anything else.
+    // r + d mod n): find the first descent; merge two ascending runs in linear time, sort anything else
+    // (large buckets by radix: the ranks a random pattern wakes at one time).
     auto split = std::is_sorted_until(v.begin(), v.end(), by_index);
     if (split != v.end()) {
       if (std::is_sorted(split, v.end(), by_index))
         std::inplace_merge(v.begin(), split, v.end(), by_index);
+      else if (v.size() >= kRadixMin)
+        radix_sort(v.begin(), v.size());
       else
         std::sort(v.begin(), v.end(), by_index);
     }
     b.sorted = true;
     b.next = 0;
   }
+  // Sorts n entries by index (non-negative), least significant digit first: as many passes of at most
+  // kRadixBits as the largest index needs, the bits shared evenly (1,024 ranks: one pass of 10 bits;
+  // 16,384: two of 7; 262,144: two of 9), O(n + 2^bits) each. Entries with equal indices (a rank's stale
+  // entry and its live one) may come out in either order, as with std::sort: only the live one is taken.
+  static constexpr size_t kRadixMin = 512;
+  static constexpr uint32_t kRadixBits = 11;
+  void radix_sort(Entry* v, size_t n) {
+    uint32_t index_bits = 0;  // the OR of all indices: its width says how many passes
+    for (size_t i = 0; i < n; ++i) index_bits |= static_cast<uint32_t>(v[i].index);
+    const uint32_t width = index_bits ? 32 - static_cast<uint32_t>(__builtin_clz(index_bits)) : 1;
+    const uint32_t passes = (width + kRadixBits - 1) / kRadixBits;
+    const uint32_t bits = (width + passes - 1) / passes;
+    const size_t digits = size_t{1} << bits;
+    const uint32_t mask = static_cast<uint32_t>(digits - 1);
+    if (scratch_.size() < n) scratch_.resize(n);
+    count_.resize(size_t{1} << kRadixBits);  // on the heap: this may run on a rank's (small) stack
+    size_t* count = count_.data();
+    Entry* from = v;
+    Entry* to = scratch_.data();
+    for (uint32_t pass = 0, shift = 0; pass < passes; ++pass, shift += bits) {
+      std::fill(count, count + digits, size_t{0});
+      for (size_t i = 0; i < n; ++i) ++count[(static_cast<uint32_t>(from[i].index) >> shift) & mask];
+      size_t sum = 0;
+      for (size_t d = 0; d < digits; ++d) sum += std::exchange(count[d], sum);
+      for (size_t i = 0; i < n; ++i) to[count[(static_cast<uint32_t>(from[i].index) >> shift) & mask]++] = from[i];
+      std::swap(from, to);
+    }
+    if (from != v) std::copy(from, from + n, v);
+  }
   std::map<int64_t, Bucket> buckets_;
+  std::vector<Entry> scratch_;      // radix_sort's second buffer
+  std::vector<size_t> count_;       // radix_sort's digit counts
   std::vector<EntryBuf> spare_;     // emptied buckets' storage, reused by new keys
   Bucket* last_ = nullptr;                 // the bucket of the last push (map nodes never move), or null
   int64_t last_key_ = 0;

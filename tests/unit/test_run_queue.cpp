@@ -208,6 +208,40 @@ TEST(RunQueue, LargeRoundsComeOutInRankOrder) {
   EXPECT_TRUE(q.empty());
 }
 
+// Large buckets filled in random order (a random pattern's wake-ups) are radix-sorted: one pass of 11 bits
+// below 2,048 ranks, two and three passes above; duplicates of an index (stale entries) included, and
+// buckets just below the radix threshold (std::sort).
+TEST(RunQueue, LargeShuffledBucketsComeOutByIndex) {
+  std::mt19937 rng(7);
+  for (int32_t ranks : {300, 600, 2048, 5000, 70000, 4200000}) {
+    RunQueue q;
+    Ref ref;
+    std::vector<int32_t> order(static_cast<size_t>(ranks));
+    for (int32_t i = 0; i < ranks; ++i) order[static_cast<size_t>(i)] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    const size_t n = std::min<size_t>(order.size(), 20000);  // a sample of the range, up to the top index
+    order.resize(n);
+    order.push_back(ranks - 1);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const uint32_t gen = static_cast<uint32_t>(i);  // every entry distinct, as the reference needs
+      q.push(9, order[i], gen);
+      ref.insert({9, order[i], gen});
+      if (i % 97 == 0) {  // a second, stale entry of the same rank
+        q.push(9, order[i], gen + (1u << 30));
+        ref.insert({9, order[i], gen + (1u << 30)});
+      }
+    }
+    int32_t last = -1;
+    while (!ref.empty()) {
+      expect_same_top(q, ref);
+      ASSERT_GE(q.top().index, last);
+      last = q.top().index;
+      pop_both(q, ref);
+    }
+    EXPECT_TRUE(q.empty());
+  }
+}
+
 TEST(StackPoolLayout, WithoutGuardPagesTheCanarySharesAPageWithTheStackBelow) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // More stacks than guard mappings allowed under the default vm.max_map_count: no guard pages.
