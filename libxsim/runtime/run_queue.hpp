@@ -173,7 +173,7 @@ class RunQueue {
     return take_late(b) ? b.late.front() : b.items[b.next];
   }
   static constexpr size_t kSpareBuckets = 64;
-  void sort(Bucket& b) {
+  static void sort(Bucket& b) {
     auto by_index = [](const Entry& a, const Entry& c) { return a.index < c.index; };
     auto& v = b.items;
     // Ranks usually queue each other in ascending order, possibly wrapping round once (rank r wakes
@@ -197,7 +197,10 @@ class RunQueue {
   // entry and its live one) may come out in either order, as with std::sort: only the live one is taken.
   static constexpr size_t kRadixMin = 512;
   static constexpr uint32_t kRadixBits = 11;
-  void radix_sort(Entry* v, size_t n) {
+  [[gnu::noinline]] static void radix_sort(Entry* v, size_t n) {
+    // Its buffers, kept between calls (one scheduler thread per process), outside the queue's own fields.
+    static std::vector<Entry> scratch_;
+    static std::vector<size_t> count_;
     uint32_t index_bits = 0;  // the OR of all indices: its width says how many passes
     for (size_t i = 0; i < n; ++i) index_bits |= static_cast<uint32_t>(v[i].index);
     const uint32_t width = index_bits ? 32 - static_cast<uint32_t>(__builtin_clz(index_bits)) : 1;
@@ -221,8 +224,6 @@ class RunQueue {
     if (from != v) std::copy(from, from + n, v);
   }
   std::map<int64_t, Bucket> buckets_;
-  std::vector<Entry> scratch_;      // radix_sort's second buffer
-  std::vector<size_t> count_;       // radix_sort's digit counts
   std::vector<EntryBuf> spare_;     // emptied buckets' storage, reused by new keys
   Bucket* last_ = nullptr;                 // the bucket of the last push (map nodes never move), or null
   int64_t last_key_ = 0;
