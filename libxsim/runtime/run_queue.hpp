@@ -5,7 +5,8 @@
 // it fills and sorted by rank index once, when it becomes the earliest; its ranks are then taken in
 // order, so the scheduler walks the ranks' memory (Rank records, stacks) sequentially instead of sifting
 // a binary heap of all ranks on every resume. Pops cost O(1) amortised plus one sort per bucket (linear
-// when the bucket was filled in at most two ascending runs, the common case). Entries pushed into a bucket
+// when the bucket was filled in at most two ascending runs, the common case; a large bucket filled in random
+// order, the ranks a random pattern wakes at one time, by radix: linear too). Entries pushed into a bucket
 // after it was sorted (the window protocol delivers another process's messages into the bucket whose key
 // it has just looked at; a rank yielding at the time it was resumed at) go to the bucket's `late` min-heap,
 // O(log m) each, and are taken interleaved with the sorted run by index.
