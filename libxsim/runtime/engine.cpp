@@ -357,11 +357,7 @@ void Engine::switch_out_clean() {
   Rank& b = ranks_[static_cast<size_t>(queue_.top().index)];
   if (b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
     return switch_to_scheduler();
-  queue_.pop();
-  b.queued = false;
-  if (b.clock.ps() < key) b.clock = SimTime::from_ps(key);
-  ++switches_;
-  b.state = RankState::Running;
+  take_top(b, key);
   if (&b == &a) return;  // the leaving rank is the next one: it goes on
   if (prefetch_) prefetch_next();
   jump_to(a, b);

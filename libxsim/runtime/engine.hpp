@@ -493,13 +493,18 @@ class Engine {
     if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
         [[unlikely]]
       return switch_to_scheduler();
+    take_top(b, key);
+    if (prefetch_) prefetch_next();
+    jump_to(a, b);
+  }
+  // [rank] A direct switch's hand-over: the run queue's top `b` (live, at `key`) leaves the queue and becomes
+  // the running rank, its clock raised to `key` (a blocked rank sat idle until then).
+  [[gnu::always_inline]] void take_top(Rank& b, int64_t key) {
     queue_.pop();
     b.queued = false;
     if (b.clock.ps() < key) b.clock = SimTime::from_ps(key);
     ++switches_;
     b.state = RankState::Running;
-    if (prefetch_) prefetch_next();
-    jump_to(a, b);
   }
   // [rank] Jumps from the current rank `a` to rank `b` (started, taken off the queue, made Running).
   [[gnu::always_inline]] void jump_to(Rank& a, Rank& b) {
