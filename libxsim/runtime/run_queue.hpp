@@ -199,9 +199,10 @@ class RunQueue {
   static constexpr size_t kRadixMin = 512;
   static constexpr uint32_t kRadixBits = 11;
   [[gnu::noinline]] static void radix_sort(Entry* v, size_t n) {
-    // Its buffers, kept between calls (one scheduler thread per process), outside the queue's own fields.
-    static std::vector<Entry> scratch_;
-    static std::vector<size_t> count_;
+    // Its buffers, kept between calls, outside the queue's own fields; one set per thread (a process runs
+    // its ranks on one scheduler thread, but nothing stops two queues on two threads, as in the unit tests).
+    static thread_local std::vector<Entry> scratch_;
+    static thread_local std::vector<size_t> count_;
     uint32_t index_bits = 0;  // the OR of all indices: its width says how many passes
     for (size_t i = 0; i < n; ++i) index_bits |= static_cast<uint32_t>(v[i].index);
     const uint32_t width = index_bits ? 32 - static_cast<uint32_t>(__builtin_clz(index_bits)) : 1;
