@@ -266,7 +266,10 @@ def progress(examples, out):
     p = run([MPIEXEC, "-np", "1"] + ring)
     check("progress" not in p.stderr, "auto: no progress line when stderr is not a terminal")
     if shutil.which("script"):
-        cmd = " ".join([MPIEXEC, "-np", "1"] + ring)
+        # a terminal gets no line before the first half second (and none left after the run): a run of
+        # ~16 M messages lasts seconds here, long enough on a machine several times faster
+        long_ring = [ring[0], "1000"] + ring[2:]
+        cmd = " ".join([MPIEXEC, "-np", "1"] + long_ring)
         p = run(["script", "-qec", cmd, "/dev/null"])
         check("xsim: progress: virtual time" in p.stdout and "\x1b[K" in p.stdout,
               "auto: progress line (rewritten in place) on a terminal")
