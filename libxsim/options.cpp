@@ -36,7 +36,7 @@ constexpr int64_t kMaxRanks = INT_MAX;  // ranks and endpoints are C ints in MPI
 // The option table: one row per option; the command line, the environment and help_text() read it.
 
 enum class Opt {
-  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, io_lat, io_bw, report, coll_replay, privatize, privatize_libs, trace, trace_format,
+  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, io_lat, io_bw, report, coll_replay, privatize, privatize_libs, large_scale, trace, trace_format,
   trace_buffer, stats, stats_matrix, progress, print_config, help
 };
 
@@ -72,6 +72,8 @@ constexpr OptionDef kOptions[] = {
      "each virtual rank gets its own globals and statics (auto: when a process holds several ranks and they fit)"},
     {Opt::privatize_libs, "privatize-libs", "XSIM_PRIVATIZE_LIBS", "LIB[,LIB...]",
      "also privatize the globals of these shared libraries (file names, e.g. libfoo.so)"},
+    {Opt::large_scale, "large-scale", "XSIM_LARGE_SCALE", "auto|on|off",
+     "prefetching and deferred delivery for many ranks per process (same results; auto: from 2048 local ranks)"},
     {Opt::trace, "trace", "XSIM_TRACE", "FILE",
      "trace every rank's MPI calls and messages in virtual time: FILE.otf2 (OTF2) and FILE.json (Chrome/Perfetto)"},
     {Opt::trace_format, "trace-format", "XSIM_TRACE_FORMAT", "otf2|json|both", "which trace files to write"},
@@ -356,6 +358,17 @@ ProgressMode to_progress(std::string_view v, const std::string& where) {
 
 const char* progress_name(ProgressMode m) {
   return m == ProgressMode::automatic ? "auto" : m == ProgressMode::on ? "on" : "off";
+}
+
+LargeScaleMode to_large_scale(std::string_view v, const std::string& where) {
+  if (v == "auto") return LargeScaleMode::automatic;
+  bool b = false;
+  if (!parse_bool(v, b)) fail(where, quoted(v) + " is not auto, on or off" + suggestion(v, {"auto", "on", "off"}));
+  return b ? LargeScaleMode::on : LargeScaleMode::off;
+}
+
+const char* large_scale_name(LargeScaleMode m) {
+  return m == LargeScaleMode::automatic ? "auto" : m == LargeScaleMode::on ? "on" : "off";
 }
 
 constexpr int64_t kMaxMatrix = 4096;
@@ -881,7 +894,7 @@ class TomlLoader {
   }
 
   static std::string home_of(std::string_view key) {
-    for (const char* k : {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs"})
+    for (const char* k : {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs", "large_scale"})
       if (key == k) return "simulation";
     for (const char* k : {"model", "scale"})
       if (key == k) return "cpu";
@@ -946,6 +959,9 @@ class TomlLoader {
       } else if (k == "privatize") {
         if (n.is_boolean()) o_.privatize = n.as_boolean()->get() ? PrivatizeMode::on : PrivatizeMode::off;
         else o_.privatize = to_privatize(str(n, "simulation", k, "\"auto\", \"on\", \"off\", \"copy\" or \"map\""), w);
+      } else if (k == "large_scale") {
+        if (n.is_boolean()) o_.large_scale = n.as_boolean()->get() ? LargeScaleMode::on : LargeScaleMode::off;
+        else o_.large_scale = to_large_scale(str(n, "simulation", k, "\"auto\", \"on\" or \"off\""), w);
       } else if (k == "privatize_libs") {
         o_.privatize_libs.clear();
         if (n.is_string()) {
@@ -960,7 +976,7 @@ class TomlLoader {
           wrong_type(n, "simulation", k, "an array of library file names such as [\"libfoo.so\"]");
         }
       } else {
-        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs"});
+        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs", "large_scale"});
       }
     }
   }
@@ -1338,6 +1354,7 @@ void apply(Options& o, Origins& org, const Setting& s) {
     case Opt::coll_replay: o.coll_replay = to_bool(s.value, w); break;
     case Opt::privatize: o.privatize = to_privatize(s.value, w); break;
     case Opt::privatize_libs: o.privatize_libs = to_lib_list(s.value, w); break;
+    case Opt::large_scale: o.large_scale = to_large_scale(s.value, w); break;
     case Opt::trace: o.trace = to_output_path(s.value, w, "trace file"); break;
     case Opt::trace_format: to_trace_format(s.value, w, o); break;
     case Opt::trace_buffer: o.trace_buffer = to_trace_buffer(s.value, w); break;
@@ -1515,6 +1532,7 @@ std::string help_text() {
       case Opt::coll_replay: return d.coll_replay ? "on" : "off";
       case Opt::privatize: return privatize_name(d.privatize);
       case Opt::privatize_libs: return "none";
+      case Opt::large_scale: return large_scale_name(d.large_scale);
       case Opt::trace: return "none (off)";
       case Opt::trace_format: return trace_format_name(d);
       case Opt::trace_buffer: return format_size(d.trace_buffer);
@@ -1556,7 +1574,7 @@ std::string help_text() {
        "Supported topologies: " + join(kTopologies) + ".\n"
        "Units: TIME 25us, 1.5ms, 100ns, 2s; BANDWIDTH 1Gbps, 8.8 Gbit/s, 1.25GB/s; SIZE 256K, 1MiB, 4096.\n"
        "Config file: TOML with tables [simulation] (np, stack, poll_cost, report, coll_replay, privatize,\n"
-       "privatize_libs), [cpu] (model, scale), [io] (latency, bandwidth), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
+       "privatize_libs, large_scale), [cpu] (model, scale), [io] (latency, bandwidth), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
        "and [[network.level]] tables with topology, size and the level keys) and [output] (trace, trace_format,\n"
        "trace_buffer, stats, stats_matrix, progress); -xsim-print-config prints the effective configuration in\n"
        "that form. Full reference: docs/network-config.md; privatization of globals: docs/privatization.md;\n"
@@ -1585,6 +1603,7 @@ std::string to_toml(const Options& o) {
     for (size_t i = 0; i < o.privatize_libs.size(); ++i) s += (i ? ", " : "") + str(o.privatize_libs[i]);
     s += "]\n";
   }
+  s += "large_scale = " + str(large_scale_name(o.large_scale)) + "\n";
   s += "\n[output]\n";
   if (!o.trace.empty()) s += "trace = " + str(o.trace) + "\n";
   else s += "# trace not set: no trace\n";

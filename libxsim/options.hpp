@@ -112,6 +112,12 @@ enum class PrivatizeMode { automatic, on, off, copy, map };
 // Progress line on stderr (docs/observability.md): automatic = when stderr is a terminal.
 enum class ProgressMode { automatic, on, off };
 
+// The engine's large-scale mode (libxsim/README.md "Large-scale mode"): prefetching what the next ranks
+// to run will touch, and deferred delivery of local messages. Virtual times and results are the same in
+// every mode; automatic = from kLargeScaleRanks ranks in the native process, where it pays.
+enum class LargeScaleMode { automatic, on, off };
+constexpr int64_t kLargeScaleRanks = 2048;
+
 struct Options {
   int64_t np = 0;                         // virtual ranks; 0: one per native process
   NetworkSpec network;                    // -xsim-mn, -xsim-placement / [network]
@@ -130,6 +136,7 @@ struct Options {
   PrivatizeMode privatize = PrivatizeMode::automatic;  // -xsim-privatize / [simulation] privatize
   std::vector<std::string> privatize_libs;  // -xsim-privatize-libs / [simulation] privatize_libs: libraries
                                             // whose globals are privatized too (file names). Default: none
+  LargeScaleMode large_scale = LargeScaleMode::automatic;  // -xsim-large-scale / [simulation] large_scale
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   // Observation (docs/observability.md), TOML table [output].
   std::string trace;                      // -xsim-trace / [output] trace: base path of the trace files

@@ -174,6 +174,7 @@ bool arrive(Comm& c, const char* call, int tag, Waiter& w) {
       return false;
     }
     if (r.clock < w.exit) r.clock = w.exit;
+    e.clock_moved();
     return true;
   }
   // The last member: replay, then resume everyone at its exit time.
@@ -188,6 +189,7 @@ bool arrive(Comm& c, const char* call, int tag, Waiter& w) {
   }
   Rank& r = *w.rank;
   if (r.clock < w.exit) r.clock = w.exit;
+  e.clock_moved();
   return true;
 }
 

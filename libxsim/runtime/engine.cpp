@@ -143,9 +143,8 @@ const char* saved_stack_pointer(const boost::context::fiber& f) {
 // switch and MPI-call frames a resume returns through (bench/switch: ~1 KiB from the stack top down to the
 // switch; 16 prefetched lines measured best of 8/12/16/24).
 constexpr size_t kStackPrefetch = 1024;
-// Local ranks from which the scheduler prefetches: below, records and stack tops stay in the caches
-// (1,024 ranks: ~1.3 MiB) and the prefetches are only extra instructions.
-constexpr int64_t kPrefetchFrom = 2048;
+// Below kLargeScaleRanks local ranks (the automatic large-scale mode, options.hpp) records and stack tops
+// stay in the caches (1,024 ranks: ~1.3 MiB): prefetches and deferred delivery would only be extra work.
 
 bool matches(const Request& q, const Message* m) {
   return q.ctx == m->ctx && (q.source == kAnySource || q.source == m->src_in_comm) &&
@@ -193,7 +192,9 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
     enqueue(r, SimTime::zero());
   }
   unfinished_local_ = nlocal;
-  prefetch_ = nlocal >= kPrefetchFrom;
+  prefetch_ = opt.large_scale == LargeScaleMode::on ||
+              (opt.large_scale == LargeScaleMode::automatic && nlocal >= kLargeScaleRanks);
+  defer_ = prefetch_;
   poll_cost_ = opt.poll_cost;
 }
 
@@ -207,6 +208,7 @@ std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_
 }
 
 Engine::~Engine() {
+  for (unsigned k = 0; k < pending_count_; ++k) Message::destroy(pending_[(pending_head_ + k) & (kPending - 1)]);
   for (Message* m : applied_) Message::destroy(m);
   for (Rank& r : ranks_) {
     for (Message* m : r.arrivals) Message::destroy(m);
@@ -243,6 +245,7 @@ SimTime Engine::local_next_key() {
 void Engine::run_window(SimTime window_end) {
   window_end_ = window_end;
   for (;;) {
+    if (pending_count_) drain_pending();  // every decision below sees all sent messages
     clean_heap_top();
     if (!applied_.empty() && applied_.front()->t_arrive < window_end &&
         (queue_.empty() || applied_.front()->t_arrive.ps() <= queue_.top_key())) {
@@ -355,7 +358,7 @@ void Engine::switch_out_clean() {
   if (key >= window_end_.ps() || (!applied_.empty() && applied_.front()->t_arrive.ps() <= key))
     return switch_to_scheduler();
   Rank& b = ranks_[static_cast<size_t>(queue_.top().index)];
-  if (b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
+  if (b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)) || due_before(b, key))
     return switch_to_scheduler();
   take_top(b, key);
   if (&b == &a) return;  // the leaving rank is the next one: it goes on
@@ -455,6 +458,7 @@ void Engine::charge_host_time(Rank& r) {
   SimTime c = cpu_->compute_time(now - r.host_resume_ns);
   r.clock += c;
   r.stats.compute += c;
+  clock_moved();
 }
 
 void Engine::charge_compute(SimTime t) {
@@ -462,6 +466,7 @@ void Engine::charge_compute(SimTime t) {
   r.clock += t;
   r.stats.compute += t;
   r.mpi_entry_clock += t;  // not MPI time
+  clock_moved();
 }
 
 void Engine::yield_if_ahead() { yield_inline(); }
@@ -517,7 +522,44 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   r.stats.bytes += bytes;
   ++messages_sent_;
   if (observer_) [[unlikely]] notify_sent(observer_, r, *m);
-  route(m);
+  if (defer_ && static_cast<uint64_t>(m->dst - first_local_) < ranks_.size() && m->t_arrive > r.clock) [[likely]]
+    defer_delivery(m);
+  else
+    route(m);
+}
+
+void Engine::defer_delivery(Message* m) {
+  if (m->t_arrive < pending_min_) pending_min_ = m->t_arrive;
+  constexpr unsigned mask = kPending - 1;
+  if (pending_count_ == kPending) {
+    Message* oldest = pending_[pending_head_];
+    pending_[pending_head_] = m;
+    pending_head_ = (pending_head_ + 1) & mask;
+    deliver_local(oldest);
+  } else {
+    pending_[(pending_head_ + pending_count_++) & mask] = m;
+  }
+  // Half-way through the ring: the destination's record, prefetched by that send, is cached; its first
+  // arrival (which push_heap compares with) is not yet.
+  if (pending_count_ > kPending / 2) {
+    const Message* mid = pending_[(pending_head_ + pending_count_ - 1 - kPending / 2) & mask];
+    const Rank& d = ranks_[static_cast<size_t>(mid->dst - first_local_)];
+    if (!d.arrivals.empty()) __builtin_prefetch(d.arrivals.front());
+  }
+}
+
+void Engine::drain_pending() {
+  constexpr unsigned mask = kPending - 1;
+  for (unsigned k = 0; k < pending_count_; ++k) {
+    const Rank& d = ranks_[static_cast<size_t>(pending_[(pending_head_ + k) & mask]->dst - first_local_)];
+    if (!d.arrivals.empty()) __builtin_prefetch(d.arrivals.front());
+  }
+  // pending_ is emptied first: a delivery never defers again, but keep the ring consistent throughout.
+  const unsigned n = pending_count_, head = pending_head_;
+  pending_count_ = 0;
+  pending_head_ = 0;
+  pending_min_ = SimTime::infinity();
+  for (unsigned k = 0; k < n; ++k) deliver_local(pending_[(head + k) & mask]);
 }
 
 void Engine::send_ack(Rank& r, Message* m, SimTime when) {
@@ -737,7 +779,10 @@ int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
     if (any == 0) return -1;
     if (best >= 0) {
       const Request& q = requests_[static_cast<size_t>(ids[best])];
-      if (r.clock < q.completion) r.clock = q.completion;
+      if (r.clock < q.completion) {
+        r.clock = q.completion;
+        clock_moved();
+      }
       return best;
     }
     if (!yielded) {

@@ -309,7 +309,10 @@ class Engine {
   void wait(int id, const BlockInfo& why) {
     Request& q = requests_[static_cast<size_t>(id)];
     if (!q.complete) wait_incomplete(q, why);
-    if (current_->clock < q.completion) current_->clock = q.completion;
+    if (current_->clock < q.completion) {
+      current_->clock = q.completion;
+      clock_moved();
+    }
   }
   void wait_incomplete(Request& q, const BlockInfo& why);
   // Blocks until at least one of `ids` (negative entries ignored) is complete; returns its position
@@ -345,7 +348,15 @@ class Engine {
   void mrecv(int id, void* buf, int count, MPI_Datatype type);
   // A request of `kind` (Coll, Persistent) that the API layer completes itself.
   int new_request(Request::Kind kind);
-  void charge_poll() { current_->clock += poll_cost_; }
+  void charge_poll() {
+    current_->clock += poll_cost_;
+    clock_moved();
+  }
+  // [rank] After the running rank's clock moved forward: delivers the pending messages once one of them
+  // may be due by it (they must be visible to its arrival checks and run-queue comparisons).
+  void clock_moved() {
+    if (pending_min_ <= current_->clock) [[unlikely]] drain_pending();
+  }
 
   // Progress of operations the API layer drives (nonblocking collectives): while the current rank's
   // `pending_progress` is non-zero, every completion call (wait, wait_any, test, refresh_arrivals, probe)
@@ -490,8 +501,8 @@ class Engine {
     // switch_out_clean's checks, less those the caller's facts settle: the top is inside the window, no
     // engine-applied message comes before it, and it is not `a` (queued behind it).
     Rank& b = ranks_[static_cast<size_t>(index)];
-    if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)))
-        [[unlikely]]
+    if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)) ||
+        due_before(b, key)) [[unlikely]]
       return switch_to_scheduler();
     take_top(b, key);
     if (prefetch_) prefetch_next();
@@ -570,6 +581,18 @@ class Engine {
   void start_fiber(Rank& r);
   void run_window(SimTime window_end);
   void deliver_local(Message* m);
+  // A message from the running rank to local rank index `i`, later than its clock: into the pending ring
+  // (the oldest is delivered when it is full).
+  void defer_delivery(Message* m);
+  // Delivers every pending message (oldest first), first prefetching each destination's first arrival.
+  void drain_pending();
+  // True (after draining) when a pending message might be due by `key` or by rank `b`'s clock: the run
+  // queue's top must then be read again. For a direct switch to `b` at `key`.
+  bool due_before(const Rank& b, int64_t key) {
+    if (pending_min_.ps() > key && pending_min_ > b.clock) [[likely]] return false;
+    drain_pending();
+    return true;
+  }
   void route(Message* m) {
     if (static_cast<uint64_t>(m->dst - first_local_) < ranks_.size())  // one of this process's ranks
       deliver_local(m);
@@ -617,6 +640,16 @@ class Engine {
   Rank* current_ = nullptr;
   boost::context::fiber scheduler_;         // the scheduler's continuation while a rank runs
   bool prefetch_ = false;                   // prefetch_next on every resume (many local ranks)
+  // Deferred delivery (many local ranks): sends to local ranks wait in a ring of kPending before
+  // deliver_local, so that the destination's record (prefetched by the send) and its first arrival
+  // (prefetched half-way) are cached when the delivery touches them. Invariant: no pending message is due
+  // by the running rank's clock, nor by the key of a rank about to resume (pending_min_, a lower bound of
+  // their arrivals, stays above both; see clock_moved, drain_before and run_window).
+  static constexpr unsigned kPending = 16;   // a power of two
+  Message* pending_[kPending];
+  unsigned pending_head_ = 0, pending_count_ = 0;
+  SimTime pending_min_ = SimTime::infinity();  // infinity when none is pending
+  bool defer_ = false;
   Rank* leaving_ = nullptr;                 // who made the last switch: a rank, or null (the scheduler)
   [[no_unique_address]] FiberStack scheduler_stack_;  // learned when the first rank starts (ASan only)
   SimTime window_end_ = SimTime::infinity();

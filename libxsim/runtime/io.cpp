@@ -49,7 +49,10 @@ SimTime storage_time(uint64_t bytes) {
   return o.io_latency + net::Network::transfer_time(bytes, o.io_bandwidth_bps);
 }
 
-void charge(SimTime t) { E().current().clock += t; }
+void charge(SimTime t) {
+  E().current().clock += t;
+  E().clock_moved();
+}
 
 int error_class_of(int err) {
   switch (err) {
