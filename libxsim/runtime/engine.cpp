@@ -321,7 +321,13 @@ void Engine::prefetch_next() {
     }
   }
   if (const int32_t d = queue_.peek(1); d >= 0) {
-    const char* p = reinterpret_cast<const char*>(&ranks_[static_cast<size_t>(d)]);
+    // Its record was prefetched one resume earlier (below): its first arrival is the first thing it reads
+    // when it resumes in a receive.
+    const Rank& after = ranks_[static_cast<size_t>(d)];
+    if (!after.arrivals.empty()) __builtin_prefetch(after.arrivals.front());
+  }
+  if (const int32_t e = queue_.peek(2); e >= 0) {
+    const char* p = reinterpret_cast<const char*>(&ranks_[static_cast<size_t>(e)]);
 #pragma GCC unroll 8
     for (size_t o = 0; o < sizeof(Rank); o += 64) __builtin_prefetch(p + o);
     __builtin_prefetch(p + sizeof(Rank) - 1);
