@@ -9,7 +9,9 @@
 // order, the ranks a random pattern wakes at one time, by radix: linear too). Entries pushed into a bucket
 // after it was sorted (the window protocol delivers another process's messages into the bucket whose key
 // it has just looked at; a rank yielding at the time it was resumed at) go to the bucket's `late` min-heap,
-// O(log m) each, and are taken interleaved with the sorted run by index.
+// O(log m) each, and are taken interleaved with the sorted run by index; a late heap grown to a quarter of
+// the rest of its bucket is merged into it (one sort), so that large waves of late entries are taken in a
+// sorted run again (peek sees them).
 // The common steps of a switch are inline: a push into the bucket that is filling (a plain store: a
 // bucket's entries are an EntryBuf whose growth is out of line), the top of a sorted bucket without late
 // entries, and a pop inside a sorted run.
@@ -56,6 +58,7 @@ class RunQueue {
     const Entry& operator[](size_t i) const { return data_[i]; }
     const Entry& back() const { return data_[size_ - 1]; }
     void clear() { size_ = 0; }
+    void truncate(size_t n) { size_ = n; }  // n <= size()
     void push_back(Entry e) {
       if (full()) [[unlikely]] grow();
       data_[size_++] = e;
@@ -100,6 +103,7 @@ class RunQueue {
     const Bucket& b = buckets_.begin()->second;
     return b.sorted && b.next + k < b.items.size() ? b.items[b.next + k].index : -1;
   }
+  uint64_t late_merges() const { return late_merges_; }  // merges of a late heap so far (tests)
   void pop() {
     // Inline: the common case, the next of a sorted run that does not end the bucket.
     Bucket& b = buckets_.begin()->second;
@@ -140,6 +144,7 @@ class RunQueue {
     auto it = buckets_.begin();
     Bucket& b = it->second;
     if (!b.sorted) sort(b);
+    if (late_too_many(b)) merge_late(b);
     if (take_late(b)) {
       std::pop_heap(b.late.begin(), b.late.end(), later_index);
       b.late.pop_back();
@@ -171,7 +176,26 @@ class RunQueue {
   }
   [[gnu::noinline]] const Entry& top_other(Bucket& b) {
     if (!b.sorted) sort(b);
+    if (late_too_many(b)) merge_late(b);
     return take_late(b) ? b.late.front() : b.items[b.next];
+  }
+  // A late heap of more than kLateMerge entries and a quarter of what is left of the sorted run is merged
+  // into it (one sort of the rest of the bucket): a process's messages from another process wake thousands
+  // of ranks in a bucket already sorted, and taking them from the heap would cost O(log m) each and hide
+  // them from peek (prefetching). Amortised O(1) per late push: a merge of r + m entries follows m > r / 4
+  // pushes.
+  static constexpr size_t kLateMerge = 64;
+  static bool late_too_many(const Bucket& b) {
+    return b.late.size() > kLateMerge && 4 * b.late.size() > b.items.size() - b.next;
+  }
+  [[gnu::noinline]] void merge_late(Bucket& b) {
+    ++late_merges_;
+    const size_t rest = b.items.size() - b.next;
+    if (b.next) std::copy(b.items.begin() + b.next, b.items.end(), b.items.begin());
+    b.items.truncate(rest);
+    for (const Entry& e : b.late) b.items.push_back(e);
+    b.late.clear();
+    sort(b);  // the rest (one ascending run) then the heap's entries: by radix or std::sort
   }
   static constexpr size_t kSpareBuckets = 64;
   static void sort(Bucket& b) {
@@ -229,6 +253,7 @@ class RunQueue {
   std::vector<EntryBuf> spare_;     // emptied buckets' storage, reused by new keys
   Bucket* last_ = nullptr;                 // the bucket of the last push (map nodes never move), or null
   int64_t last_key_ = 0;
+  uint64_t late_merges_ = 0;
 };
 
 }  // namespace xsim

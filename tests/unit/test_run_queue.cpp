@@ -156,6 +156,38 @@ TEST(RunQueue, MatchesAReferenceHeapUnderRandomOperations) {
   EXPECT_TRUE(q.empty());
 }
 
+// Large waves of entries pushed into a bucket already sorted (and partly taken), as another process's
+// messages wake ranks: their late heaps get merged into the bucket, and the order stays (key, index).
+TEST(RunQueue, LateWavesMergedIntoABucketBeingTakenMatchAReferenceHeap) {
+  std::mt19937_64 rng(11);
+  RunQueue q;
+  Ref ref;
+  uint32_t gen = 0;
+  for (int wave = 0; wave < 40; ++wave) {
+    const int64_t base = ref.empty() ? 100 * wave : std::get<0>(*ref.begin());
+    const size_t size = 100 + rng() % 5000;
+    for (size_t k = 0; k < size; ++k) {
+      auto key = base + static_cast<int64_t>(rng() % 2);
+      auto index = static_cast<int32_t>(rng() % 20000);
+      q.push(key, index, ++gen);
+      ref.insert({key, index, gen});
+    }
+    const size_t takes = rng() % (ref.size() / 2 + 1);
+    for (size_t k = 0; k < takes; ++k) {
+      expect_same_top(q, ref);
+      if (HasFailure()) return;
+      pop_both(q, ref);
+    }
+  }
+  while (!ref.empty()) {
+    expect_same_top(q, ref);
+    if (HasFailure()) return;
+    pop_both(q, ref);
+  }
+  EXPECT_TRUE(q.empty());
+  EXPECT_GT(q.late_merges(), 10u) << "the waves went to late heaps and were merged";
+}
+
 TEST(RunQueueEntryBuf, GrowsKeepsItsEntriesAndMovesOut) {
   RunQueue::EntryBuf b;
   EXPECT_EQ(b.size(), 0u);
