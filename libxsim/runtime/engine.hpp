@@ -581,8 +581,8 @@ class Engine {
   void start_fiber(Rank& r);
   void run_window(SimTime window_end);
   void deliver_local(Message* m);
-  // A message from the running rank to local rank index `i`, later than its clock: into the pending ring
-  // (the oldest is delivered when it is full).
+  // A message from the running rank to a local rank, arriving later than the sender's clock: into the
+  // pending ring (the oldest is delivered when it is full).
   void defer_delivery(Message* m);
   // Delivers every pending message (oldest first), first prefetching each destination's first arrival.
   void drain_pending();
@@ -644,7 +644,7 @@ class Engine {
   // deliver_local, so that the destination's record (prefetched by the send) and its first arrival
   // (prefetched half-way) are cached when the delivery touches them. Invariant: no pending message is due
   // by the running rank's clock, nor by the key of a rank about to resume (pending_min_, a lower bound of
-  // their arrivals, stays above both; see clock_moved, drain_before and run_window).
+  // their arrivals, stays above both; see clock_moved, due_before and run_window).
   static constexpr unsigned kPending = 16;   // a power of two
   Message* pending_[kPending];
   unsigned pending_head_ = 0, pending_count_ = 0;
