@@ -192,9 +192,8 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
     enqueue(r, SimTime::zero());
   }
   unfinished_local_ = nlocal;
-  prefetch_ = opt.large_scale == LargeScaleMode::on ||
+  large_scale_ = opt.large_scale == LargeScaleMode::on ||
               (opt.large_scale == LargeScaleMode::automatic && nlocal >= kLargeScaleRanks);
-  defer_ = prefetch_;
   poll_cost_ = opt.poll_cost;
 }
 
@@ -261,7 +260,7 @@ void Engine::run_window(SimTime window_end) {
       watch_resume(r, key);
     else if (r.clock < key)
       r.clock = key;  // a blocked rank sits idle until its next arrival
-    if (prefetch_) prefetch_next();
+    if (large_scale_) prefetch_next();
     resume(r);
   }
 }
@@ -368,7 +367,7 @@ void Engine::switch_out_clean() {
     return switch_to_scheduler();
   take_top(b, key);
   if (&b == &a) return;  // the leaving rank is the next one: it goes on
-  if (prefetch_) prefetch_next();
+  if (large_scale_) prefetch_next();
   jump_to(a, b);
 }
 
@@ -528,7 +527,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   r.stats.bytes += bytes;
   ++messages_sent_;
   if (observer_) [[unlikely]] notify_sent(observer_, r, *m);
-  if (defer_ && static_cast<uint64_t>(m->dst - first_local_) < ranks_.size() && m->t_arrive > r.clock) [[likely]]
+  if (large_scale_ && static_cast<uint64_t>(m->dst - first_local_) < ranks_.size() && m->t_arrive > r.clock) [[likely]]
     defer_delivery(m);
   else
     route(m);

@@ -505,7 +505,7 @@ class Engine {
         due_before(b, key)) [[unlikely]]
       return switch_to_scheduler();
     take_top(b, key);
-    if (prefetch_) prefetch_next();
+    if (large_scale_) prefetch_next();
     jump_to(a, b);
   }
   // [rank] A direct switch's hand-over: the run queue's top `b` (live, at `key`) leaves the queue and becomes
@@ -639,8 +639,8 @@ class Engine {
   RunQueue queue_;                          // runnable ranks and blocked ranks with a pending arrival
   Rank* current_ = nullptr;
   boost::context::fiber scheduler_;         // the scheduler's continuation while a rank runs
-  bool prefetch_ = false;                   // prefetch_next on every resume (many local ranks)
-  // Deferred delivery (many local ranks): sends to local ranks wait in a ring of kPending before
+  bool large_scale_ = false;  // the large-scale mode: prefetch_next on every resume, deferred delivery
+  // Deferred delivery (large_scale_): sends to local ranks wait in a ring of kPending before
   // deliver_local, so that the destination's record (prefetched by the send) and its first arrival
   // (prefetched half-way) are cached when the delivery touches them. Invariant: no pending message is due
   // by the running rank's clock, nor by the key of a rank about to resume (pending_min_, a lower bound of
@@ -649,7 +649,6 @@ class Engine {
   Message* pending_[kPending];
   unsigned pending_head_ = 0, pending_count_ = 0;
   SimTime pending_min_ = SimTime::infinity();  // infinity when none is pending
-  bool defer_ = false;
   Rank* leaving_ = nullptr;                 // who made the last switch: a rank, or null (the scheduler)
   [[no_unique_address]] FiberStack scheduler_stack_;  // learned when the first rank starts (ASan only)
   SimTime window_end_ = SimTime::infinity();
