@@ -349,27 +349,26 @@ uint64_t to_trace_buffer(std::string_view v, const std::string& where) {
   return b;
 }
 
-ProgressMode to_progress(std::string_view v, const std::string& where) {
-  if (v == "auto") return ProgressMode::automatic;
+// The modes with the values auto, on and off (ProgressMode, LargeScaleMode): parsing and printing.
+template <typename Mode>
+Mode to_auto_mode(std::string_view v, const std::string& where) {
+  if (v == "auto") return Mode::automatic;
   bool b = false;
   if (!parse_bool(v, b)) fail(where, quoted(v) + " is not auto, on or off" + suggestion(v, {"auto", "on", "off"}));
-  return b ? ProgressMode::on : ProgressMode::off;
+  return b ? Mode::on : Mode::off;
 }
 
-const char* progress_name(ProgressMode m) {
-  return m == ProgressMode::automatic ? "auto" : m == ProgressMode::on ? "on" : "off";
+template <typename Mode>
+const char* auto_mode_name(Mode m) {
+  return m == Mode::automatic ? "auto" : m == Mode::on ? "on" : "off";
 }
 
+ProgressMode to_progress(std::string_view v, const std::string& where) { return to_auto_mode<ProgressMode>(v, where); }
+const char* progress_name(ProgressMode m) { return auto_mode_name(m); }
 LargeScaleMode to_large_scale(std::string_view v, const std::string& where) {
-  if (v == "auto") return LargeScaleMode::automatic;
-  bool b = false;
-  if (!parse_bool(v, b)) fail(where, quoted(v) + " is not auto, on or off" + suggestion(v, {"auto", "on", "off"}));
-  return b ? LargeScaleMode::on : LargeScaleMode::off;
+  return to_auto_mode<LargeScaleMode>(v, where);
 }
-
-const char* large_scale_name(LargeScaleMode m) {
-  return m == LargeScaleMode::automatic ? "auto" : m == LargeScaleMode::on ? "on" : "off";
-}
+const char* large_scale_name(LargeScaleMode m) { return auto_mode_name(m); }
 
 constexpr int64_t kMaxMatrix = 4096;
 
