@@ -322,7 +322,8 @@ void Engine::prefetch_next() {
   if (const int32_t d = queue_.peek(1); d >= 0) {
     // Its record was prefetched one resume earlier (below): its first arrival is the first thing it reads
     // when it resumes in a receive.
-    prefetch_first_arrival(ranks_[static_cast<size_t>(d)]);
+    const Rank& after = ranks_[static_cast<size_t>(d)];
+    if (!after.arrivals.empty()) __builtin_prefetch(after.arrivals.front());
   }
   if (const int32_t e = queue_.peek(2); e >= 0) {
     const char* p = reinterpret_cast<const char*>(&ranks_[static_cast<size_t>(e)]);
@@ -547,14 +548,17 @@ void Engine::defer_delivery(Message* m) {
   // arrival (which push_heap compares with) is not yet.
   if (pending_count_ > kPending / 2) {
     const Message* mid = pending_[(pending_head_ + pending_count_ - 1 - kPending / 2) & mask];
-    prefetch_first_arrival(ranks_[static_cast<size_t>(mid->dst - first_local_)]);
+    const Rank& d = ranks_[static_cast<size_t>(mid->dst - first_local_)];
+    if (!d.arrivals.empty()) __builtin_prefetch(d.arrivals.front());
   }
 }
 
 void Engine::drain_pending() {
   constexpr unsigned mask = kPending - 1;
-  for (unsigned k = 0; k < pending_count_; ++k)
-    prefetch_first_arrival(ranks_[static_cast<size_t>(pending_[(pending_head_ + k) & mask]->dst - first_local_)]);
+  for (unsigned k = 0; k < pending_count_; ++k) {
+    const Rank& d = ranks_[static_cast<size_t>(pending_[(pending_head_ + k) & mask]->dst - first_local_)];
+    if (!d.arrivals.empty()) __builtin_prefetch(d.arrivals.front());
+  }
   // pending_ is emptied first: a delivery never defers again, but keep the ring consistent throughout.
   const unsigned n = pending_count_, head = pending_head_;
   pending_count_ = 0;

@@ -586,11 +586,6 @@ class Engine {
   void defer_delivery(Message* m);
   // Delivers every pending message (oldest first), first prefetching each destination's first arrival.
   void drain_pending();
-  // Starts loading the earliest message waiting for `d` (what a delivery to it compares with, and what it
-  // reads first when it resumes in a receive); `d`'s first record line should be cached already.
-  static void prefetch_first_arrival(const Rank& d) {
-    if (!d.arrivals.empty()) __builtin_prefetch(d.arrivals.front());
-  }
   // True (after draining) when a pending message might be due by `key` or by rank `b`'s clock: the run
   // queue's top must then be read again. For a direct switch to `b` at `key`.
   bool due_before(const Rank& b, int64_t key) {
