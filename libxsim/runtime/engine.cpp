@@ -139,10 +139,18 @@ const char* saved_stack_pointer(const boost::context::fiber& f) {
   char v = *reinterpret_cast<const volatile char*>(p);
   asm volatile("" : : "r"(v));
 }
-// Bytes of a suspended rank's stack prefetched before it resumes, from its saved stack pointer up: the
-// switch and MPI-call frames a resume returns through (bench/switch: ~1 KiB from the stack top down to the
-// switch; 16 prefetched lines measured best of 8/12/16/24).
-constexpr size_t kStackPrefetch = 1024;
+// The part of a suspended rank's stack prefetched before it resumes (bench/README.md "stackwin"): what a
+// resume touches before it blocks again. That is the frames it returns through, from its saved stack
+// pointer up to the application frame that made the MPI call, and the frames its next calls write below the
+// saved pointer. Every line more than that costs time at scale, so the window follows the rank: from
+// kStackBelow bytes below the saved pointer up to kStackAboveEntry bytes above the stack pointer at the
+// entry of its outermost MPI call (the MPI function's own frame and the caller's nearest locals), at most
+// kStackMaxAbove bytes above the saved pointer; kStackAbove bytes above it when the rank is not inside an
+// MPI call (the entry lies below the saved pointer, or too far above it).
+constexpr ptrdiff_t kStackBelow = 128;
+constexpr ptrdiff_t kStackAboveEntry = 384;
+constexpr ptrdiff_t kStackAbove = 640;
+constexpr ptrdiff_t kStackMaxAbove = 2048;
 // Below kLargeScaleRanks local ranks (the automatic large-scale mode, options.hpp) records and stack tops
 // stay in the caches (1,024 ranks: ~1.3 MiB): prefetches and deferred delivery would only be extra work.
 
@@ -307,15 +315,20 @@ void Engine::prefetch_next() {
   // Measured with bench/switch (bench/README.md): at 16,384 ranks and more, resuming a rank missed the TLB
   // and the cache on its saved stack and its record. A prefetch that misses the TLB is dropped on this
   // hardware, so the next rank's stack is first touched with one load (the page walk then overlaps the
-  // current rank's work), then its top kStackPrefetch bytes from the saved stack pointer up are prefetched:
-  // the frames a resume returns through. The rank after it gets its record prefetched.
+  // current rank's work), then the window of its stack that the resume will touch is prefetched (see
+  // kStackBelow). The rank after it gets its first arrival prefetched, the one after that its record.
   if (queue_.empty()) return;
   if (const int32_t c = queue_.peek(0); c >= 0) {
     const Rank& next = ranks_[static_cast<size_t>(c)];
     if (const char* sp = saved_stack_pointer(next.fiber)) {
       touch(sp);
-#pragma GCC unroll 16
-      for (size_t k = 64; k < kStackPrefetch; k += 64) __builtin_prefetch(sp + k);
+      const intptr_t entry = reinterpret_cast<intptr_t>(next.mpi_entry_sp) - reinterpret_cast<intptr_t>(sp);
+      const char* end = sp + (entry > 0 && entry <= kStackMaxAbove - kStackAboveEntry ? entry + kStackAboveEntry
+                                                                                     : kStackAbove);
+      __builtin_prefetch(sp - 2 * 64);
+      __builtin_prefetch(sp - 64);
+      static_assert(kStackBelow == 2 * 64, "the two lines above");
+      for (const char* p = sp + 64; p < end; p += 64) __builtin_prefetch(p);
       stacks_->prefetch_canary(static_cast<size_t>(c));  // checked when it leaves
     }
   }

@@ -176,6 +176,7 @@ struct alignas(64) Rank {
   // the rank's own calls
   SimTime clock;
   boost::context::fiber fiber;
+  const char* mpi_entry_sp = nullptr;  // stack pointer in the outermost MPI call (for prefetching only)
   int mpi_depth = 0;
   uint32_t pending_progress = 0;      // nonblocking collectives in progress (the progress hook runs while > 0)
   SimTime mpi_entry_clock;
@@ -200,6 +201,7 @@ struct alignas(64) Rank {
 };
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
+static_assert(sizeof(Rank) <= 320, "five cache lines: prefetch_next loads the whole record");
 static_assert(offsetof(Rank, arrivals) + sizeof(Rank::arrivals) == 64, "a delivery touches the record's first line");
 #pragma GCC diagnostic pop
 
@@ -254,6 +256,7 @@ class Engine {
   void mpi_enter() {
     Rank& r = *current_;
     if (r.mpi_depth++ > 0) return;
+    r.mpi_entry_sp = stack_pointer();
     if (host_timing_) charge_host_time(r);
     r.mpi_entry_clock = r.clock;
   }
