@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Marginal CPU time per simulated message, for one or more builds side by side (interleaved runs, so every
 # build sees the same load). For each program (ring, random) and rank count M: runs of R = 1,048,576 / M
-# rounds (at least 4) and of 1 round, CPU = the run report's "simulation CPU time" (the scheduler thread's
+# rounds (at least 8) and of 1 round, CPU = the run report's "simulation CPU time" (the scheduler thread's
 # CPU time in run()), ns per message = (CPU(R) - CPU(1)) / (messages(R) - messages(1)); best of REPS
 # (default 3) for each of the two runs.
 #   bench/msgcost.sh "build [build2 ...]" ["1024 16384 262144"] ["ring random"]
@@ -21,7 +21,7 @@ run_case() {  # BUILD PROG RANKS ROUNDS -> "messages cpu"
 printf '%-8s %8s %7s %-28s %10s %9s %9s %9s\n' program ranks rounds build messages cpu_R cpu_1 ns/msg
 for prog in $PROGS; do
   for m in $SIZES; do
-    rounds=$(( 1048576 / m )); [ "$rounds" -lt 4 ] && rounds=4
+    rounds=$(( 1048576 / m )); [ "$rounds" -lt 8 ] && rounds=8
     declare -A best_r=() best_1=() msgs_r=() msgs_1=()
     for ((i = 0; i < REPS; ++i)); do
       for b in $BUILDS; do
