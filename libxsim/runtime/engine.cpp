@@ -325,10 +325,8 @@ void Engine::prefetch_next() {
       const intptr_t entry = reinterpret_cast<intptr_t>(next.mpi_entry_sp) - reinterpret_cast<intptr_t>(sp);
       const char* end = sp + (entry > 0 && entry <= kStackMaxAbove - kStackAboveEntry ? entry + kStackAboveEntry
                                                                                      : kStackAbove);
-      __builtin_prefetch(sp - 2 * 64);
-      __builtin_prefetch(sp - 64);
-      static_assert(kStackBelow == 2 * 64, "the two lines above");
-      for (const char* p = sp + 64; p < end; p += 64) __builtin_prefetch(p);
+      for (ptrdiff_t k = -kStackBelow; k < 0; k += 64) __builtin_prefetch(sp + k);
+      for (const char* p = sp + 64; p < end; p += 64) __builtin_prefetch(p);  // sp's own line: touched
       stacks_->prefetch_canary(static_cast<size_t>(c));  // checked when it leaves
     }
   }
