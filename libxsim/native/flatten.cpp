@@ -8,8 +8,10 @@
 #include "native/flatten.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 #include "native/abi.hpp"
@@ -248,23 +250,37 @@ std::vector<Run> flatten(MPI_Datatype t, int64_t count) {
 }
 
 namespace {
-int g_runs_keyval = MPI_KEYVAL_INVALID;
+// The attribute is created once; a cached list is set once per datatype and never replaced (MPI deletes
+// the old value of a replaced attribute, which would free a list another thread is walking). The mutex
+// makes the first computation for a type exclusive; lookups of a cached list take no lock.
+std::mutex g_runs_mutex;
+std::atomic<int> g_runs_keyval{MPI_KEYVAL_INVALID};
 int delete_runs(MPI_Datatype, int, void* value, void*) {
   delete static_cast<std::vector<Run>*>(value);
   return MPI_SUCCESS;
+}
+const std::vector<Run>* cached_runs(MPI_Datatype t, int keyval) {
+  void* value = nullptr;
+  int found = 0;
+  check(PMPI_Type_get_attr(t, keyval, &value, &found), "MPI_Type_get_attr");
+  return found ? static_cast<const std::vector<Run>*>(value) : nullptr;
 }
 }  // namespace
 
 const std::vector<Run>& element_runs(MPI_Datatype t, int64_t* extent) {
   *extent = extent_of(t);
-  if (g_runs_keyval == MPI_KEYVAL_INVALID)
-    check(PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_runs, &g_runs_keyval, nullptr), "MPI_Type_create_keyval");
-  void* value = nullptr;
-  int found = 0;
-  check(PMPI_Type_get_attr(t, g_runs_keyval, &value, &found), "MPI_Type_get_attr");
-  if (found) return *static_cast<std::vector<Run>*>(value);
+  int keyval = g_runs_keyval.load(std::memory_order_acquire);
+  if (keyval != MPI_KEYVAL_INVALID)
+    if (const std::vector<Run>* runs = cached_runs(t, keyval)) return *runs;
+  std::lock_guard<std::mutex> lock(g_runs_mutex);
+  keyval = g_runs_keyval.load(std::memory_order_relaxed);
+  if (keyval == MPI_KEYVAL_INVALID) {
+    check(PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_runs, &keyval, nullptr), "MPI_Type_create_keyval");
+    g_runs_keyval.store(keyval, std::memory_order_release);
+  }
+  if (const std::vector<Run>* runs = cached_runs(t, keyval)) return *runs;  // another thread computed it
   auto* runs = new std::vector<Run>(element(t, 0));
-  int rc = PMPI_Type_set_attr(t, g_runs_keyval, runs);
+  int rc = PMPI_Type_set_attr(t, keyval, runs);
   if (rc != MPI_SUCCESS) {
     delete runs;
     check(rc, "MPI_Type_set_attr");

@@ -22,7 +22,8 @@ struct Run {
 // Runs of `count` elements of `t` (element i at i x extent(t)). Throws MpiError for an invalid type.
 std::vector<Run> flatten(MPI_Datatype t, int64_t count);
 // The runs of one element of a derived (not named) datatype, computed once and kept on the datatype as an
-// attribute (released with it), and its extent: pack/unpack walk them count times.
+// attribute (released with it), and its extent: pack/unpack walk them count times. Safe to call from
+// several threads at once (the unit tests run ranks as threads).
 const std::vector<Run>& element_runs(MPI_Datatype t, int64_t* extent);
 // Copies up to `bytes` data bytes of `count` elements of `t` at `base` to `out` in type-map order (a pack),
 // or from `in` back to `base` (an unpack that stops after `bytes`, as a short message does).

@@ -282,6 +282,33 @@ TEST(coll_native, PackUnpackCopyAndPartialElement) {
   EXPECT_THROW(native::type_size(MPI_DATATYPE_NULL), native::MpiError);
 }
 
+// The first pack of a new derived type from several threads at once: its runs are computed and cached on
+// the type exactly once (a second cache store would free the list a thread is reading).
+TEST(coll_native, ConcurrentFirstPackOfANewType) {
+  constexpr int kThreads = 8;
+  for (int iter = 0; iter < 200; ++iter) {
+    MPI_Datatype t;
+    MPI_Type_vector(4, 1, 3, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    std::vector<int> src(40);
+    for (int i = 0; i < 40; ++i) src[i] = i + iter;
+    std::atomic<int> ready{0};
+    std::vector<std::vector<int>> out(kThreads, std::vector<int>(12, -1));
+    std::vector<std::thread> threads;
+    for (int k = 0; k < kThreads; ++k)
+      threads.emplace_back([&, k] {
+        ++ready;
+        while (ready.load() < kThreads) {
+        }
+        native::pack(src.data(), 3, t, out[k].data());  // elements at 0, 10, 20: ints 0 3 6 9 | 10 ...
+      });
+    for (auto& th : threads) th.join();
+    for (int k = 0; k < kThreads; ++k)
+      for (int i = 0; i < 12; ++i) ASSERT_EQ(out[k][i], (i / 4) * 10 + (i % 4) * 3 + iter) << "thread " << k;
+    MPI_Type_free(&t);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Barrier
 
