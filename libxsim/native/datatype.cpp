@@ -160,19 +160,25 @@ bool contiguous_by_construction(MPI_Datatype t, int depth) {
 // Predefined (named) datatypes never change and are never freed, so their size and layout are asked of
 // the native MPI once and remembered (detail::g_named, looked up inline by type_facts); every message asks
 // for them. Derived types are always asked anew (their handles can be freed and reused). Direct-mapped; a
-// collision simply asks the native MPI again.
-const detail::NamedInfo* named_info(MPI_Datatype t) {
+// type whose slot another type holds asks the native MPI each time. False for a derived type.
+bool named_facts(MPI_Datatype t, TypeFacts* facts) {
   detail::NamedInfo& slot = detail::named_slot(t);
-  if (slot.handle == t && t != MPI_DATATYPE_NULL) return &slot;
+  if (slot.handle.load(std::memory_order_acquire) == t && t != MPI_DATATYPE_NULL) {
+    *facts = {slot.size, slot.contiguous};
+    return true;
+  }
   int ni = 0, na = 0, nd = 0, combiner = 0;
   check(PMPI_Type_get_envelope(t, &ni, &na, &nd, &combiner), "MPI_Type_get_envelope");
-  if (combiner != MPI_COMBINER_NAMED) return nullptr;
+  if (combiner != MPI_COMBINER_NAMED) return false;
   MPI_Count size = 0;
   check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
-  slot.size = static_cast<uint64_t>(size);
-  slot.contiguous = dense_layout(t);
-  slot.handle = t;
-  return &slot;
+  *facts = {static_cast<uint64_t>(size), dense_layout(t)};
+  if (!slot.claimed.exchange(true, std::memory_order_relaxed)) {
+    slot.size = facts->size;
+    slot.contiguous = facts->contiguous;
+    slot.handle.store(t, std::memory_order_release);
+  }
+  return true;
 }
 
 using detail::set_status_direct;
@@ -209,7 +215,7 @@ namespace detail {
 NamedInfo g_named[256];
 
 TypeFacts type_facts_slow(MPI_Datatype t) {
-  if (const NamedInfo* n = named_info(t)) return {n->size, n->contiguous};
+  if (TypeFacts n; named_facts(t, &n)) return n;
   MPI_Count size = 0;
   check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
   return {static_cast<uint64_t>(size), false};  // derived: pack/unpack find their layout
@@ -217,11 +223,15 @@ TypeFacts type_facts_slow(MPI_Datatype t) {
 }  // namespace detail
 
 namespace detail {
-int g_status_way = 0;
+std::atomic<int> g_status_way{0};
 
 void set_status_count_slow(MPI_Status* st, uint64_t bytes, bool cancelled) {
-  if (g_status_way == 0) g_status_way = status_direct_agrees() ? 1 : 2;  // once per process
-  if (g_status_way == 1)
+  int way = g_status_way.load(std::memory_order_relaxed);
+  if (way == 0) {  // once per process (threads that race here store the same answer)
+    way = status_direct_agrees() ? 1 : 2;
+    g_status_way.store(way, std::memory_order_relaxed);
+  }
+  if (way == 1)
     set_status_direct(st, bytes, cancelled);
   else
     set_status_native(st, bytes, cancelled);
@@ -229,7 +239,7 @@ void set_status_count_slow(MPI_Status* st, uint64_t bytes, bool cancelled) {
 }  // namespace detail
 
 uint64_t type_size(MPI_Datatype t) {
-  if (const NamedInfo* n = named_info(t)) return n->size;
+  if (TypeFacts n; named_facts(t, &n)) return n.size;
   MPI_Count size = 0;
   check(PMPI_Type_size_x(t, &size), "MPI_Type_size_x");
   return static_cast<uint64_t>(size);
@@ -248,14 +258,14 @@ Extent type_true_extent(MPI_Datatype t) {
 }
 
 bool type_is_contiguous(MPI_Datatype t) {
-  if (const NamedInfo* n = named_info(t)) return n->contiguous;
+  if (TypeFacts n; named_facts(t, &n)) return n.contiguous;
   return dense_layout(t) && contiguous_by_construction(t, 0);
 }
 
 void pack(const void* buf, int count, MPI_Datatype t, void* out) {
   if (count <= 0) return;
-  if (const NamedInfo* n = named_info(t); n && n->contiguous) {  // the common case: one cache look-up
-    std::memcpy(out, buf, static_cast<size_t>(n->size) * static_cast<size_t>(count));
+  if (TypeFacts n; named_facts(t, &n) && n.contiguous) {  // the common case: one cache look-up
+    std::memcpy(out, buf, static_cast<size_t>(n.size) * static_cast<size_t>(count));
     return;
   }
   if (type_is_contiguous(t)) {
@@ -274,8 +284,8 @@ void pack(const void* buf, int count, MPI_Datatype t, void* out) {
 
 void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t) {
   if (count <= 0 || bytes == 0) return;
-  if (const NamedInfo* n = named_info(t); n && n->contiguous) {  // the common case: one cache look-up
-    std::memcpy(buf, in, static_cast<size_t>(std::min<uint64_t>(bytes, n->size * static_cast<uint64_t>(count))));
+  if (TypeFacts n; named_facts(t, &n) && n.contiguous) {  // the common case: one cache look-up
+    std::memcpy(buf, in, static_cast<size_t>(std::min<uint64_t>(bytes, n.size * static_cast<uint64_t>(count))));
     return;
   }
   const uint64_t size = type_size(t);

@@ -4,6 +4,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -24,7 +25,7 @@ struct Extent {
 // What a message needs to know of a datatype: the bytes of data in one element, and whether the type is
 // known to be dense (one element's data is `size` bytes at offset 0 with no gaps, so `count` elements are
 // one block of count * size bytes: a memcpy). Predefined types are answered inline from a small
-// direct-mapped cache (they never change); the first look-up of a type, and every look-up of a derived
+// direct-mapped cache (they never change; safe from several threads); the first look-up of a type, and every look-up of a derived
 // type, asks the native MPI. Derived types always report contiguous = false: pack/unpack find their layout.
 struct TypeFacts {
   uint64_t size;
@@ -72,10 +73,14 @@ class TypedBuffer {
 inline void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled);
 
 namespace detail {
+// A slot is filled once and never reused: `claimed` picks the one filler, which writes size and contiguous
+// and then publishes `handle` (release), so a reader that sees its handle there (acquire) reads them whole,
+// from any thread. A second type hashed to a taken slot is answered by the native MPI every time.
 struct NamedInfo {
-  MPI_Datatype handle = MPI_DATATYPE_NULL;
-  uint64_t size = 0;
+  std::atomic<MPI_Datatype> handle{MPI_DATATYPE_NULL};
+  std::atomic<bool> claimed{false};
   bool contiguous = false;
+  uint64_t size = 0;
 };
 extern NamedInfo g_named[256];  // direct-mapped cache of predefined types (datatype.cpp)
 inline NamedInfo& named_slot(MPI_Datatype t) {
@@ -84,7 +89,7 @@ inline NamedInfo& named_slot(MPI_Datatype t) {
 }
 TypeFacts type_facts_slow(MPI_Datatype t);
 // set_status_count's way: 0 not yet checked, 1 direct writes (they agree with the native calls), 2 the calls.
-extern int g_status_way;
+extern std::atomic<int> g_status_way;
 void set_status_count_slow(MPI_Status* st, uint64_t bytes, bool cancelled);
 // MPICH 4: count_lo, count_hi_and_cancelled (bit 0: cancelled; the count's high word shifted left by one).
 // Open MPI 4: _cancelled, _ucount (bytes).
@@ -100,7 +105,7 @@ inline void set_status_direct(MPI_Status* st, uint64_t bytes, bool cancelled) {
 }  // namespace detail
 
 inline void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
-  if (detail::g_status_way == 1) [[likely]]
+  if (detail::g_status_way.load(std::memory_order_relaxed) == 1) [[likely]]
     detail::set_status_direct(st, bytes, cancelled);
   else
     detail::set_status_count_slow(st, bytes, cancelled);
@@ -108,7 +113,7 @@ inline void set_status_count(MPI_Status* st, uint64_t bytes, bool cancelled) {
 
 inline TypeFacts type_facts(MPI_Datatype t) {
   const detail::NamedInfo& n = detail::named_slot(t);
-  if (n.handle == t && t != MPI_DATATYPE_NULL) [[likely]]
+  if (n.handle.load(std::memory_order_acquire) == t && t != MPI_DATATYPE_NULL) [[likely]]
     return {n.size, n.contiguous};
   return detail::type_facts_slow(t);
 }

@@ -285,8 +285,8 @@ TEST(coll_native, PackUnpackCopyAndPartialElement) {
 // The first pack of a new derived type from several threads at once: its runs are computed and cached on
 // the type exactly once (a second cache store would free the list a thread is reading).
 TEST(coll_native, ConcurrentFirstPackOfANewType) {
-  constexpr int kThreads = 8;
-  for (int iter = 0; iter < 200; ++iter) {
+  constexpr int kThreads = 4;
+  for (int iter = 0; iter < 400; ++iter) {
     MPI_Datatype t;
     MPI_Type_vector(4, 1, 3, MPI_INT, &t);
     MPI_Type_commit(&t);
@@ -298,8 +298,7 @@ TEST(coll_native, ConcurrentFirstPackOfANewType) {
     for (int k = 0; k < kThreads; ++k)
       threads.emplace_back([&, k] {
         ++ready;
-        while (ready.load() < kThreads) {
-        }
+        while (ready.load() < kThreads) std::this_thread::yield();
         native::pack(src.data(), 3, t, out[k].data());  // elements at 0, 10, 20: ints 0 3 6 9 | 10 ...
       });
     for (auto& th : threads) th.join();
@@ -307,6 +306,47 @@ TEST(coll_native, ConcurrentFirstPackOfANewType) {
       for (int i = 0; i < 12; ++i) ASSERT_EQ(out[k][i], (i / 4) * 10 + (i % 4) * 3 + iter) << "thread " << k;
     MPI_Type_free(&t);
   }
+}
+
+// Predefined types looked up from several threads, two of them sharing a slot of the named-type cache: every
+// answer is right (a thread filling the slot must never be seen half-way by another).
+TEST(coll_native, NamedTypeCacheFromThreads) {
+  const std::vector<std::pair<MPI_Datatype, uint64_t>> named = {
+      {MPI_CHAR, 1},           {MPI_SHORT, sizeof(short)}, {MPI_INT, sizeof(int)},   {MPI_LONG, sizeof(long)},
+      {MPI_LONG_LONG, 8},      {MPI_UNSIGNED, 4},          {MPI_FLOAT, 4},           {MPI_DOUBLE, 8},
+      {MPI_LONG_DOUBLE, sizeof(long double)},              {MPI_BYTE, 1},            {MPI_INT8_T, 1},
+      {MPI_INT16_T, 2},        {MPI_INT32_T, 4},           {MPI_INT64_T, 8},         {MPI_UINT8_T, 1},
+      {MPI_UINT16_T, 2},       {MPI_UINT32_T, 4},          {MPI_UINT64_T, 8},        {MPI_C_BOOL, sizeof(bool)},
+      {MPI_WCHAR, sizeof(wchar_t)}, {MPI_AINT, sizeof(MPI_Aint)}, {MPI_OFFSET, sizeof(MPI_Offset)},
+      {MPI_COUNT, sizeof(MPI_Count)}, {MPI_C_DOUBLE_COMPLEX, 16}, {MPI_C_FLOAT_COMPLEX, 8}, {MPI_2INT, 8},
+      {MPI_SIGNED_CHAR, 1},    {MPI_UNSIGNED_CHAR, 1},     {MPI_UNSIGNED_SHORT, 2},  {MPI_UNSIGNED_LONG, sizeof(long)},
+      {MPI_UNSIGNED_LONG_LONG, 8}, {MPI_PACKED, 1},        {MPI_FLOAT_INT, 8},       {MPI_LONG_INT, sizeof(long) + 4}};
+  // The types the threads use: a pair that shares a slot when there is one (as good as certain among these
+  // 34), and two more.
+  std::vector<std::pair<MPI_Datatype, uint64_t>> use;
+  for (size_t i = 0; i < named.size() && use.empty(); ++i)
+    for (size_t j = i + 1; j < named.size(); ++j)
+      if (&native::detail::named_slot(named[i].first) == &native::detail::named_slot(named[j].first)) {
+        use = {named[i], named[j]};
+        break;
+      }
+  use.push_back({MPI_INT, sizeof(int)});
+  use.push_back({MPI_DOUBLE, sizeof(double)});
+  constexpr int kThreads = 6;
+  std::atomic<int> ready{0}, wrong{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k)
+    threads.emplace_back([&, k] {
+      ++ready;
+      while (ready.load() < kThreads) {
+      }
+      for (int i = 0; i < 20000; ++i) {
+        const auto& [type, size] = use[(i + k) % use.size()];
+        if (native::type_facts(type).size != size || native::type_size(type) != size) ++wrong;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 // ---------------------------------------------------------------------------------------------------
