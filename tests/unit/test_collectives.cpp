@@ -1,27 +1,20 @@
-// Unit tests for libxsim/coll: every collective run by p threads over a thread-backed fake Transport and
-// compared with a straightforward reference computation. Also covers libxsim/native's datatype helpers.
+// Unit tests for libxsim/coll: every collective run by p threads over a thread-backed fake Transport
+// (thread_transport.hpp) and compared with a straightforward reference computation. Also covers libxsim/native's datatype helpers.
 // MPI is initialized once (singleton init, no mpirun) by a global test environment.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <exception>
-#include <functional>
-#include <map>
-#include <mutex>
 #include <stdexcept>
-#include <string>
 #include <thread>
-#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "coll/collectives.hpp"
 #include "coll/transport.hpp"
 #include "native/datatype.hpp"
+#include "thread_transport.hpp"
 
 namespace {
 
@@ -49,14 +42,10 @@ void matmul_fn(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < *len; ++i) mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
 }
 
-class MpiEnvironment : public ::testing::Environment {
+class MpiEnvironment : public xsim_test::MpiTestEnvironment {
  public:
   void SetUp() override {
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-    // Native failures must come back as MpiError, not abort (the simulator sets the same).
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MpiTestEnvironment::SetUp();
     MPI_Type_contiguous(4, MPI_INT, &g_mat);
     MPI_Type_commit(&g_mat);
     MPI_Type_vector(3, 2, 4, MPI_INT, &g_vec);
@@ -67,125 +56,12 @@ class MpiEnvironment : public ::testing::Environment {
     MPI_Op_free(&g_matmul);
     MPI_Type_free(&g_vec);
     MPI_Type_free(&g_mat);
-    MPI_Finalize();
+    MpiTestEnvironment::TearDown();
   }
 };
 [[maybe_unused]] ::testing::Environment* const g_env = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
-// ---------------------------------------------------------------------------------------------------
-// ThreadTransport: one std::thread per rank, a FIFO mailbox per (src, dst, tag). Sends copy (pack) the
-// data at once; receives complete in waitall, in posting order per (src, tag), and must match the sent
-// size exactly (a stricter check than MPI's, which catches algorithm size bugs).
-
-struct World {
-  explicit World(int p) : size(p) {}
-  int size;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::map<std::tuple<int, int, int>, std::deque<std::vector<char>>> boxes;  // (src, dst, tag)
-  std::atomic<long> messages{0};
-};
-
-class ThreadTransport final : public Transport {
- public:
-  ThreadTransport(World& w, int rank) : w_(w), rank_(rank) {}
-  int rank() const override { return rank_; }
-  int size() const override { return w_.size; }
-
-  int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag) override {
-    check_peer(dest);
-    std::vector<char> data(native::type_size(type) * static_cast<uint64_t>(count));
-    native::pack(buf, count, type, data.data());
-    {
-      std::lock_guard<std::mutex> lock(w_.mu);
-      w_.boxes[{rank_, dest, tag}].push_back(std::move(data));
-    }
-    w_.cv.notify_all();
-    ++w_.messages;
-    reqs_.push_back({false, false, nullptr, 0, type, dest, tag});
-    return static_cast<int>(reqs_.size()) - 1;
-  }
-
-  int irecv(void* buf, int count, MPI_Datatype type, int source, int tag) override {
-    check_peer(source);
-    reqs_.push_back({true, false, buf, count, type, source, tag});
-    return static_cast<int>(reqs_.size()) - 1;
-  }
-
-  void waitall(int n, const int* ids) override {
-    for (int k = 0; k < n; ++k) complete(ids[k]);
-  }
-
- private:
-  struct Req {
-    bool recv, done;
-    void* buf;
-    int count;
-    MPI_Datatype type;
-    int peer, tag;
-  };
-
-  void check_peer(int peer) const {
-    if (peer < 0 || peer >= w_.size) throw std::logic_error("bad peer rank " + std::to_string(peer));
-  }
-
-  void complete(int id) {
-    if (id < 0 || id >= static_cast<int>(reqs_.size())) throw std::logic_error("bad request id");
-    Req& q = reqs_[id];
-    if (q.done) throw std::logic_error("request waited twice");
-    if (q.recv) {
-      // Earlier receives on the same channel match first (MPI's non-overtaking rule).
-      for (int e = 0; e < id; ++e)
-        if (reqs_[e].recv && !reqs_[e].done && reqs_[e].peer == q.peer && reqs_[e].tag == q.tag) complete(e);
-      std::vector<char> data;
-      {
-        std::unique_lock<std::mutex> lock(w_.mu);
-        auto& box = w_.boxes[{q.peer, rank_, q.tag}];
-        if (!w_.cv.wait_for(lock, std::chrono::seconds(20), [&] { return !box.empty(); }))
-          throw std::runtime_error("rank " + std::to_string(rank_) + ": receive from " + std::to_string(q.peer) +
-                                   " tag " + std::to_string(q.tag) + " never matched (deadlock?)");
-        data = std::move(box.front());
-        box.pop_front();
-      }
-      const uint64_t expect = native::type_size(q.type) * static_cast<uint64_t>(q.count);
-      if (data.size() != expect)
-        throw std::runtime_error("rank " + std::to_string(rank_) + ": message from " + std::to_string(q.peer) +
-                                 " has " + std::to_string(data.size()) + " bytes, receive expects " +
-                                 std::to_string(expect));
-      native::unpack(data.data(), data.size(), q.buf, q.count, q.type);
-    }
-    q.done = true;
-  }
-
-  World& w_;
-  int rank_;
-  std::vector<Req> reqs_;
-};
-
-// Runs body(transport) on p threads; rethrows the first failure; checks that no message was left over.
-long run_ranks(int p, const std::function<void(Transport&)>& body) {
-  World w(p);
-  std::vector<std::exception_ptr> errors(p);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < p; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        ThreadTransport t(w, r);
-        body(t);
-      } catch (...) {
-        errors[r] = std::current_exception();
-      }
-    });
-  }
-  for (auto& th : threads) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  for (auto& [key, box] : w.boxes)
-    if (!box.empty())
-      throw std::runtime_error("unreceived message from " + std::to_string(std::get<0>(key)) + " to " +
-                               std::to_string(std::get<1>(key)) + " tag " + std::to_string(std::get<2>(key)));
-  return w.messages.load();
-}
+using xsim_test::run_ranks;  // p ranks on threads over a mailbox Transport (thread_transport.hpp)
 
 const std::vector<int> kSizes = {1, 2, 3, 4, 5, 7, 8, 13, 16};
 
