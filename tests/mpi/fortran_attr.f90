@@ -6,6 +6,7 @@
 ! its calls in an attribute of MPI_COMM_SELF (each rank its own: no global variable). Rank 0 prints all
 ! ranks' lines at the end, in rank order.
 program fortran_attr
+  use fortran_test_util
   implicit none
   call run()
 contains
@@ -115,34 +116,4 @@ contains
     call MPI_Comm_set_attr(MPI_COMM_SELF, int(extra_state), v + 1, ierr)
     ierr = MPI_SUCCESS
   end subroutine count_delete
-
-  ! Rank 0 prints every rank's lines in rank order.
-  subroutine emit_all(out, me, np)
-    use mpi
-    character(len=*), intent(in) :: out(:)
-    integer, intent(in) :: me, np
-    character(len=len(out)), allocatable :: lines(:)
-    integer :: ierr, i
-    allocate(lines(size(out) * merge(np, 1, me == 0)))
-    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
-                    MPI_COMM_WORLD, ierr)
-    if (me == 0) then
-      do i = 1, size(lines)
-        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
-      end do
-    end if
-    deallocate(lines)
-  end subroutine emit_all
-
-  subroutine check(ok, me, what)
-    use mpi
-    logical, intent(in) :: ok
-    integer, intent(in) :: me
-    character(len=*), intent(in) :: what
-    integer :: ierr
-    if (.not. ok) then
-      write(0, '(A,I0,A,A)') 'FAILED: rank ', me, ': ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine check
 end program fortran_attr

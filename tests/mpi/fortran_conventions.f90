@@ -12,6 +12,7 @@
 ! With the argument `unsupported`, rank 1 calls MPI_Comm_join, which xsim does not support: the run
 ! must stop naming it.
 program fortran_conventions
+  use fortran_test_util
   implicit none
   call run()
 contains
@@ -199,24 +200,6 @@ contains
     if (me == 0 .and. errs == 0) print '(A)', 'fortran_conventions: ok'
     call MPI_Finalize(ierr)
   end subroutine run
-
-  ! Rank 0 prints every rank's lines in rank order.
-  subroutine emit_all(out, me, np)
-    use mpi
-    character(len=*), intent(in) :: out(:)
-    integer, intent(in) :: me, np
-    character(len=len(out)), allocatable :: lines(:)
-    integer :: ierr, i
-    allocate(lines(size(out) * merge(np, 1, me == 0)))
-    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
-                    MPI_COMM_WORLD, ierr)
-    if (me == 0) then
-      do i = 1, size(lines)
-        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
-      end do
-    end if
-    deallocate(lines)
-  end subroutine emit_all
 end program fortran_conventions
 
 ! The error handler: an external subroutine (an internal one passed as an argument would need a trampoline on
