@@ -23,8 +23,9 @@ foreach(t p2p coll types comm abort cart crash conventions)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
 endforeach()
-# emit_all and check (module fortran_test_util), compiled into each program that uses them
-foreach(t p2p coll comm cart conventions)
+# emit_all and check (module fortran_test_util, `use mpi` inside: fortran_types itself stays on mpif.h),
+# compiled into each program that uses them
+foreach(t p2p coll types comm cart conventions)
   target_sources(fortran_${t} PRIVATE fortran_test_util.f90)
 endforeach()
 # the C helper is compiled on its own, so that the Fortran wrapper's flags stay off the C compiler
@@ -37,7 +38,7 @@ if(XSIM_SANITIZE)  # its faults are on purpose (see crash in CMakeLists.txt)
 endif()
 # binaries that know nothing of xsim, for LD_PRELOAD runs
 foreach(t p2p types)
-  add_executable(fortran_${t}_plain fortran_${t}.f90 $<$<STREQUAL:${t},p2p>:fortran_test_util.f90>)
+  add_executable(fortran_${t}_plain fortran_${t}.f90 fortran_test_util.f90)
   target_link_libraries(fortran_${t}_plain PRIVATE MPI::MPI_Fortran)
   target_compile_options(fortran_${t}_plain PRIVATE ${XSIM_FORTRAN_FLAGS})
 endforeach()

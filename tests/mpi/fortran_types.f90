@@ -6,6 +6,7 @@
 ! with its MPI_Wtime (cpu model "none"). State lives in the recursive subroutine `run` only.
 ! Rank 0 prints all ranks' lines at the end (gathered with MPI_Gather of MPI_CHARACTER), in rank order.
 program fortran_types
+  use fortran_test_util
   implicit none
   call run()
 contains
@@ -203,38 +204,4 @@ contains
     call emit_all(out, me, np)
     call MPI_Finalize(ierr)
   end subroutine run
-
-  ! Rank 0 prints every rank's lines in rank order: lines written by several native processes can be cut
-  ! and interleaved by the launcher.
-  subroutine emit_all(out, me, np)
-    include 'mpif.h'
-    character(len=*), intent(in) :: out(:)
-    integer, intent(in) :: me, np
-    character(len=len(out)), allocatable :: lines(:)
-    integer :: ierr, i
-    allocate(lines(size(out) * merge(np, 1, me == 0)))
-    call MPI_Gather(out, len(out) * size(out), MPI_CHARACTER, lines, len(out) * size(out), MPI_CHARACTER, 0, &
-                    MPI_COMM_WORLD, ierr)
-    if (me == 0) then
-      do i = 1, size(lines)
-        if (len_trim(lines(i)) > 0) print '(A)', trim(lines(i))
-      end do
-    end if
-    deallocate(lines)
-  end subroutine emit_all
-
-  subroutine check(ok, me, what)
-    implicit none
-    include 'mpif.h'
-    logical, intent(in) :: ok
-    integer, intent(in) :: me
-    character(len=*), intent(in) :: what
-    integer :: ierr
-    if (.not. ok) then
-      write(0, '(A,I0,A,A)') 'FAILED: rank ', me, ': ', what
-      flush(0)
-      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
-    end if
-  end subroutine check
-
 end program fortran_types
