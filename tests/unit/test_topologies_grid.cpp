@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -323,6 +324,30 @@ TEST(TopologyTwistedTorus, HopsMatchBfsOnRandomShapes) {
               "and hubs); path family %.2f%% equal, none shorter\n",
               configs, static_cast<long long>(pairs), 100.0 * rate);
   EXPECT_GT(rate, 0.97);  // measured 98.84%
+}
+
+TEST(TopologyTwistedTorus, PairTableLayouts) {
+  // The pair table: a square of bytes up to 1,024 endpoints; above, a triangle of 4-bit entries (hops - 1)
+  // while no distance exceeds 16, else of bytes. Shapes of each layout, with diameters 16 and 17 (either
+  // side of the 4-bit limit) and long unwrapped ones, every pair against BFS.
+  struct Cfg { std::vector<int> dims, wrap; int degree; std::vector<int> jump; };
+  const std::vector<Cfg> cfgs = {
+      {{17, 17}, {1, 1}, 1, {1, 1}},        {{18, 18}, {1, 1}, 1, {1, 1}},      {{64, 16}, {0, 1}, 1, {0, 3}},  // square
+      {{12, 12, 12}, {1, 1, 1}, 2, {1, 1, 1}}, {{13, 12, 12}, {1, 1, 1}, 2, {1, 1, 1}},                   // triangle
+      {{8, 8, 8, 4}, {1, 1, 1, 1}, 2, {1, 1, 1, 1}}, {{40, 6, 6}, {0, 1, 1}, 2, {0, 1, 1}}};
+  std::set<int> diameters;  // of the triangle layout's shapes
+  for (const Cfg& c : cfgs) {
+    const std::string what = "twisted torus " + vec(c.dims) + " wrap " + vec(c.wrap) + " degree " +
+                             std::to_string(c.degree) + " jump " + vec(c.jump);
+    const Graph g = twisted_graph(c.dims, c.wrap, c.degree, c.jump);
+    compare_all_pairs(*make_twisted_torus(c.dims, c.wrap, c.degree, c.jump, kLat, kBw), g, true, what);
+    int diameter = 0;
+    for (int s = 0; s < product(c.dims); ++s)
+      for (int d : g.bfs(s)) diameter = std::max(diameter, d);
+    if (product(c.dims) > 1024) diameters.insert(diameter);
+  }
+  // both triangle layouts, and the distances either side of the 4-bit limit, were covered
+  EXPECT_TRUE(diameters.count(16) && diameters.count(17) && *diameters.rbegin() > 17) << vec(std::vector<int>(diameters.begin(), diameters.end()));
 }
 
 TEST(TopologyTwistedTorus, PaperConfigurations) {

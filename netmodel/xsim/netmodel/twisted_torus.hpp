@@ -20,7 +20,8 @@
 // tables below applies. The graph is not vertex-transitive (already 8x8 with jumps [1,1] has 7
 // different BFS distance profiles), so no single table indexed by a difference can answer. Up to 1,024
 // endpoints (4,096 for shapes other than 2-D and 3-D degree 1 with every wrap twisted) the hops of every
-// pair are precomputed by BFS (one byte each); above, they are computed as min(ordered, via hubs):
+// pair are precomputed by BFS (a byte each; above 1,024 endpoints each unordered pair once, in 4 bits when
+// no distance exceeds 16); above, they are computed as min(ordered, via hubs):
 //   * a hub is an endpoint where two one-link moves of different dimensions do not commute (one order is
 //     impossible or ends elsewhere); hubs sit where a twisted wrap link meets the edge of its target
 //     dimension: 8 to 12 in 2-D at any size; in 3-D they form full lines along one axis (18 lines in a
