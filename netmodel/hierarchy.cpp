@@ -12,6 +12,7 @@ Hierarchy::Hierarchy(std::vector<std::unique_ptr<Network>> levels) : levels_(std
     throw std::invalid_argument("a network has at most " + std::to_string(Route::kMaxLevels) + " levels (got " +
                                 std::to_string(levels_.size()) + ")");
   stride_.assign(levels_.size(), 1);
+  for (const auto& level : levels_) size_.emplace_back(level->endpoints());
   int64_t total = 1;
   for (size_t i = levels_.size(); i-- > 0;) {
     stride_[i] = static_cast<int>(total);
@@ -31,20 +32,31 @@ void add(Route& r, const Route& part, size_t level) {
 }
 }  // namespace
 
+void Hierarchy::split(int core, int* index) const {
+  for (size_t i = levels_.size(); i-- > 1;) {  // innermost first; level 0 takes the rest
+    const int q = size_[i].div(core);
+    index[i] = core - q * size_[i].divisor();
+    core = q;
+  }
+  index[0] = core;
+}
+
 Route Hierarchy::route_keyed(int src, int dst, uint64_t key) const {
   Route r{SimTime::zero(), std::numeric_limits<uint64_t>::max(), 0};
-  size_t n = levels_.size(), d = 0;
-  for (; d < n; ++d)
-    if (src / stride_[d] % levels_[d]->endpoints() != dst / stride_[d] % levels_[d]->endpoints()) break;
+  const size_t n = levels_.size();
+  int a[Route::kMaxLevels], b[Route::kMaxLevels];
+  split(src, a);
+  split(dst, b);
+  size_t d = 0;
+  while (d < n && a[d] == b[d]) ++d;
   if (d == n) {  // same core
     r.min_bandwidth_bps = levels_[n - 1]->route(0, 0).min_bandwidth_bps;
     return r;
   }
-  auto idx = [&](int core, size_t i) { return core / stride_[i] % levels_[i]->endpoints(); };
-  add(r, levels_[d]->route_keyed(idx(src, d), idx(dst, d), key), d);
+  add(r, levels_[d]->route_keyed(a[d], b[d], key), d);
   for (size_t i = d + 1; i < n; ++i) {
-    add(r, levels_[i]->to_gateway(idx(src, i)), i);
-    add(r, levels_[i]->from_gateway(idx(dst, i)), i);
+    add(r, levels_[i]->to_gateway(a[i]), i);
+    add(r, levels_[i]->from_gateway(b[i]), i);
   }
   return r;
 }

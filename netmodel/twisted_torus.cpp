@@ -19,6 +19,7 @@
 #endif
 
 #include "twisted_torus_lines.hpp"
+#include "xsim/netmodel/fast_divisor.hpp"
 #include "xsim/netmodel/mesh_torus.hpp"
 #include "xsim/netmodel/network.hpp"
 #include "xsim/units.hpp"
@@ -27,23 +28,6 @@ namespace xsim::net {
 namespace {
 
 constexpr int kMaxDims = 6;
-
-// Division of a non-negative int by a fixed divisor with a multiplication (Lemire, Kaser and Kurz,
-// "Faster remainder by direct computation", 2019: exact for every 32-bit dividend): the coordinates of
-// an endpoint without the division instructions' latency.
-class FastDivisor {
- public:
-  FastDivisor() = default;
-  explicit FastDivisor(int d) : d_(static_cast<uint32_t>(d)), m_(d > 1 ? ~uint64_t{0} / static_cast<uint64_t>(d) + 1 : 0) {}
-  int div(int x) const {
-    if (d_ == 1) return x;
-    return static_cast<int>((static_cast<unsigned __int128>(m_) * static_cast<uint32_t>(x)) >> 64);
-  }
-
- private:
-  uint32_t d_ = 1;
-  uint64_t m_ = 0;
-};
 
 // Hops to walk dimension of size m from coordinate p to q crossing its wrap link c times (c in -1..1).
 inline int walk(int m, int p, int q, int c) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "xsim/netmodel/fast_divisor.hpp"
 #include "xsim/netmodel/network.hpp"
 
 namespace xsim::net {
@@ -32,8 +33,11 @@ class Hierarchy final : public Network {
   SimTime min_latency_across(int i) const;
 
  private:
+  // The endpoint of level i that holds `core`, for every level (levels_[i]->endpoints(), as a divisor).
+  void split(int core, int* index) const;
   std::vector<std::unique_ptr<Network>> levels_;
   std::vector<int> stride_;
+  std::vector<FastDivisor> size_;
   int cores_ = 1;
 };
 
