@@ -25,8 +25,9 @@ struct Extent {
 // What a message needs to know of a datatype: the bytes of data in one element, and whether the type is
 // known to be dense (one element's data is `size` bytes at offset 0 with no gaps, so `count` elements are
 // one block of count * size bytes: a memcpy). Predefined types are answered inline from a small
-// direct-mapped cache (they never change; safe from several threads); the first look-up of a type, and every look-up of a derived
-// type, asks the native MPI. Derived types always report contiguous = false: pack/unpack find their layout.
+// direct-mapped cache (they never change; safe from several threads); the first look-up of a type, and
+// every look-up of a derived type, asks the native MPI. Derived types always report contiguous = false:
+// pack/unpack find their layout.
 struct TypeFacts {
   uint64_t size;
   bool contiguous;
