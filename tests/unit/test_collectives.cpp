@@ -1,5 +1,6 @@
 // Unit tests for libxsim/coll: every collective run by p threads over a thread-backed fake Transport
-// (thread_transport.hpp) and compared with a straightforward reference computation. Also covers libxsim/native's datatype helpers.
+// (thread_transport.hpp) and compared with a straightforward reference computation. Also covers
+// libxsim/native's datatype helpers.
 // MPI is initialized once (singleton init, no mpirun) by a global test environment.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -188,15 +189,15 @@ TEST(coll_native, ConcurrentFirstPackOfANewType) {
 // answer is right (a thread filling the slot must never be seen half-way by another).
 TEST(coll_native, NamedTypeCacheFromThreads) {
   const std::vector<std::pair<MPI_Datatype, uint64_t>> named = {
-      {MPI_CHAR, 1},           {MPI_SHORT, sizeof(short)}, {MPI_INT, sizeof(int)},   {MPI_LONG, sizeof(long)},
-      {MPI_LONG_LONG, 8},      {MPI_UNSIGNED, 4},          {MPI_FLOAT, 4},           {MPI_DOUBLE, 8},
-      {MPI_LONG_DOUBLE, sizeof(long double)},              {MPI_BYTE, 1},            {MPI_INT8_T, 1},
-      {MPI_INT16_T, 2},        {MPI_INT32_T, 4},           {MPI_INT64_T, 8},         {MPI_UINT8_T, 1},
-      {MPI_UINT16_T, 2},       {MPI_UINT32_T, 4},          {MPI_UINT64_T, 8},        {MPI_C_BOOL, sizeof(bool)},
-      {MPI_WCHAR, sizeof(wchar_t)}, {MPI_AINT, sizeof(MPI_Aint)}, {MPI_OFFSET, sizeof(MPI_Offset)},
-      {MPI_COUNT, sizeof(MPI_Count)}, {MPI_C_DOUBLE_COMPLEX, 16}, {MPI_C_FLOAT_COMPLEX, 8}, {MPI_2INT, 8},
-      {MPI_SIGNED_CHAR, 1},    {MPI_UNSIGNED_CHAR, 1},     {MPI_UNSIGNED_SHORT, 2},  {MPI_UNSIGNED_LONG, sizeof(long)},
-      {MPI_UNSIGNED_LONG_LONG, 8}, {MPI_PACKED, 1},        {MPI_FLOAT_INT, 8},       {MPI_LONG_INT, sizeof(long) + 4}};
+      {MPI_CHAR, 1}, {MPI_SHORT, sizeof(short)}, {MPI_INT, sizeof(int)}, {MPI_LONG, sizeof(long)},
+      {MPI_LONG_LONG, 8}, {MPI_UNSIGNED, 4}, {MPI_FLOAT, 4}, {MPI_DOUBLE, 8},
+      {MPI_LONG_DOUBLE, sizeof(long double)}, {MPI_BYTE, 1}, {MPI_INT8_T, 1}, {MPI_INT16_T, 2},
+      {MPI_INT32_T, 4}, {MPI_INT64_T, 8}, {MPI_UINT8_T, 1}, {MPI_UINT16_T, 2}, {MPI_UINT32_T, 4},
+      {MPI_UINT64_T, 8}, {MPI_C_BOOL, sizeof(bool)}, {MPI_WCHAR, sizeof(wchar_t)}, {MPI_AINT, sizeof(MPI_Aint)},
+      {MPI_OFFSET, sizeof(MPI_Offset)}, {MPI_COUNT, sizeof(MPI_Count)}, {MPI_C_DOUBLE_COMPLEX, 16},
+      {MPI_C_FLOAT_COMPLEX, 8}, {MPI_2INT, 8}, {MPI_SIGNED_CHAR, 1}, {MPI_UNSIGNED_CHAR, 1},
+      {MPI_UNSIGNED_SHORT, 2}, {MPI_UNSIGNED_LONG, sizeof(long)}, {MPI_UNSIGNED_LONG_LONG, 8}, {MPI_PACKED, 1},
+      {MPI_FLOAT_INT, 8}, {MPI_LONG_INT, sizeof(long) + 4}};
   // The types the threads use: a pair that shares a slot when there is one (as good as certain among these
   // 34), and two more.
   std::vector<std::pair<MPI_Datatype, uint64_t>> use;
@@ -214,8 +215,7 @@ TEST(coll_native, NamedTypeCacheFromThreads) {
   for (int k = 0; k < kThreads; ++k)
     threads.emplace_back([&, k] {
       ++ready;
-      while (ready.load() < kThreads) {
-      }
+      while (ready.load() < kThreads) std::this_thread::yield();
       for (int i = 0; i < 20000; ++i) {
         const auto& [type, size] = use[(i + k) % use.size()];
         if (native::type_facts(type).size != size || native::type_size(type) != size) ++wrong;

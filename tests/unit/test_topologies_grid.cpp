@@ -332,8 +332,10 @@ TEST(TopologyTwistedTorus, PairTableLayouts) {
   // side of the 4-bit limit) and long unwrapped ones, every pair against BFS.
   struct Cfg { std::vector<int> dims, wrap; int degree; std::vector<int> jump; };
   const std::vector<Cfg> cfgs = {
-      {{17, 17}, {1, 1}, 1, {1, 1}},        {{18, 18}, {1, 1}, 1, {1, 1}},      {{64, 16}, {0, 1}, 1, {0, 3}},  // square
-      {{12, 12, 12}, {1, 1, 1}, 2, {1, 1, 1}}, {{13, 12, 12}, {1, 1, 1}, 2, {1, 1, 1}},                   // triangle
+      // the square
+      {{17, 17}, {1, 1}, 1, {1, 1}}, {{18, 18}, {1, 1}, 1, {1, 1}}, {{64, 16}, {0, 1}, 1, {0, 3}},
+      // the triangle
+      {{12, 12, 12}, {1, 1, 1}, 2, {1, 1, 1}}, {{13, 12, 12}, {1, 1, 1}, 2, {1, 1, 1}},
       {{8, 8, 8, 4}, {1, 1, 1, 1}, 2, {1, 1, 1, 1}}, {{40, 6, 6}, {0, 1, 1}, 2, {0, 1, 1}}};
   std::set<int> diameters;  // of the triangle layout's shapes
   for (const Cfg& c : cfgs) {
@@ -347,7 +349,8 @@ TEST(TopologyTwistedTorus, PairTableLayouts) {
     if (product(c.dims) > 1024) diameters.insert(diameter);
   }
   // both triangle layouts, and the distances either side of the 4-bit limit, were covered
-  EXPECT_TRUE(diameters.count(16) && diameters.count(17) && *diameters.rbegin() > 17) << vec(std::vector<int>(diameters.begin(), diameters.end()));
+  EXPECT_TRUE(diameters.count(16) && diameters.count(17) && *diameters.rbegin() > 17)
+      << vec(std::vector<int>(diameters.begin(), diameters.end()));
 }
 
 TEST(TopologyTwistedTorus, PaperConfigurations) {
