@@ -86,13 +86,10 @@ XSIM_API int MPI_Abort(MPI_Comm comm, int code) {
 XSIM_API double MPI_Wtime(void) {
   if (!g_engine || !g_engine->in_rank()) return 0.0;
   try {
-    E().mpi_enter();  // charges the compute time since the last call: may leave the virtual time range
+    return E().read_clock().seconds();  // charges the compute time first: may leave the virtual time range
   } catch (const std::exception& err) {
     internal_failure("MPI_Wtime", err.what());
   }
-  double t = E().current().clock.seconds();
-  E().mpi_leave();
-  return t;
 }
 
 XSIM_API double MPI_Wtick(void) { return 1e-12; }

@@ -23,6 +23,7 @@
 #include "observer.hpp"
 #include "options.hpp"
 #include "privatize.hpp"
+#include "xsim/units.hpp"
 #include "progress.hpp"
 
 namespace xsim {
@@ -479,10 +480,43 @@ void Engine::charge_host_time(Rank& r) {
 
 void Engine::charge_compute(SimTime t) {
   Rank& r = *current_;
+  r.still_clock_reads = 0;  // the clock moves, though the MPI entry clock below hides it from read_clock
   r.clock += t;
   r.stats.compute += t;
   r.mpi_entry_clock += t;  // not MPI time
   clock_moved();
+}
+
+SimTime Engine::read_clock() {
+  Rank& r = *current_;
+  if (r.mpi_depth > 0) return r.clock;  // from inside an MPI call (a callback): not the application's loop
+  const SimTime before = r.clock;
+  const bool still = before == r.mpi_entry_clock;  // the rank's last MPI call did not move the clock
+  mpi_enter();  // charges the compute time since then
+  if (!still || r.clock != before) {
+    r.still_clock_reads = 0;
+  } else if (r.still_clock_reads < kClockPollReads) {
+    ++r.still_clock_reads;
+  } else {
+    if (!clock_poll_noted_) {
+      clock_poll_noted_ = true;
+      std::fprintf(stderr,
+                   "xsim: rank %d has read the clock %u times in a row at virtual time %.9f s without it moving "
+                   "(with the processor model none computation takes no virtual time): if it waits for the "
+                   "clock to advance it would never finish, so from now on each such read advances its clock "
+                   "by the poll cost (%s, -xsim-poll-cost), as MPI_Test does. Use the processor model scaled "
+                   "or xsim_compute() for timings of computation.\n",
+                   r.world, kClockPollReads, r.clock.seconds(), format_time(poll_step()).c_str());
+    }
+    const SimTime step = poll_step();
+    r.clock += step;
+    r.stats.mpi += step;
+    r.mpi_entry_clock = r.clock;  // counted as MPI time above; the next read still sees a clock standing still
+    clock_moved();
+  }
+  const SimTime t = r.clock;
+  mpi_leave();
+  return t;
 }
 
 void Engine::yield_if_ahead() { yield_inline(); }

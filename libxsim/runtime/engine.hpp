@@ -191,6 +191,7 @@ struct alignas(64) Rank {
   RankStats stats;
   BlockInfo block;
   int exit_code = 0;
+  uint32_t still_clock_reads = 0;     // clock reads in a row with the clock standing still (read_clock)
   SimTime finish_time;
   RankExtra* extra = nullptr;
   [[no_unique_address]] FiberStack stack;  // the rank's own stack as ASan sees it (empty without ASan)
@@ -268,6 +269,14 @@ class Engine {
     if (host_timing_) r.host_resume_ns = now_ns();
   }
   void charge_compute(SimTime t);   // explicit charge (xsim_compute)
+  // [rank] The rank's virtual clock, as the application's clock reads (MPI_Wtime, and gettimeofday and
+  // clock_gettime when virtual) return it; an MPI call of its own (the compute time is charged first).
+  // A rank that reads the clock kClockPollReads times in a row while it stands still (no computation, no
+  // MPI call that moves it: the processor model none) is taken to be waiting for it to advance, which it
+  // never would: from then on each such read advances it by the poll cost, as MPI_Test does, and the
+  // native process says so once on stderr. Counted per rank, so the same on any number of processes.
+  SimTime read_clock();
+  static constexpr uint32_t kClockPollReads = 1u << 20;
   // Yields until this rank is the earliest runnable rank of the process and inside the current window,
   // so that decisions depending on other ranks are final.
   void yield_if_ahead();
@@ -678,6 +687,9 @@ class Engine {
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
+  // What read_clock advances a polling rank's clock by: the poll cost, or 1 ns when that is zero.
+  SimTime poll_step() const { return poll_cost_ > SimTime::zero() ? poll_cost_ : SimTime::from_ns(1); }
+  bool clock_poll_noted_ = false;           // read_clock's message has been printed
   int* errno_ = nullptr;                    // errno of the thread in run(): saved and restored around every switch
   double wall_start_ = 0;
   double run_cpu_seconds_ = 0;

@@ -6,6 +6,7 @@
 #   run.sh expect-stdout N REGEX -- PROGRAM ARGS...   one run; stdout must match the extended REGEX.
 #   run.sh expect-fail N CODE REGEX -- PROGRAM ARGS... one run; exit code must be CODE ("nonzero" for any
 #                                           non-zero) and stderr must match REGEX.
+#   run.sh expect-stderr N REGEX -- PROGRAM ARGS...   one run; it must exit 0 and stderr must match REGEX.
 # RAW=1: the command is run as given (it starts its own launcher).
 # MPIEXEC (default mpiexec.hydra) names the launcher; TIMEOUT (default 300) bounds each run in seconds.
 set -u
@@ -53,6 +54,13 @@ case "$mode" in
     cat "$tmp/out"
     if [ $rc -ne 0 ]; then echo "FAIL: exited $rc"; tail -30 "$tmp/err"; exit 1; fi
     if ! grep -Eq -- "$re" "$tmp/out"; then echo "FAIL: stdout does not match /$re/"; exit 1; fi
+    ;;
+  expect-stderr)
+    n=$1 re=$2; shift 2; [ "$1" = "--" ] && shift
+    run "$n" "$tmp/out" "$tmp/err" "$@"; rc=$?
+    cat "$tmp/out"; cat "$tmp/err"
+    if [ $rc -ne 0 ]; then echo "FAIL: exited $rc"; exit 1; fi
+    if ! grep -Eq -- "$re" "$tmp/err"; then echo "FAIL: stderr does not match /$re/"; exit 1; fi
     ;;
   expect-fail)
     n=$1 code=$2 re=$3; shift 3; [ "$1" = "--" ] && shift
