@@ -36,7 +36,7 @@ constexpr int64_t kMaxRanks = INT_MAX;  // ranks and endpoints are C ints in MPI
 // The option table: one row per option; the command line, the environment and help_text() read it.
 
 enum class Opt {
-  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, io_lat, io_bw, report, coll_replay, privatize, privatize_libs, large_scale, trace, trace_format,
+  np, mn, placement, config, cpu, cpu_scale, stack, poll_cost, virtual_clocks, io_lat, io_bw, report, coll_replay, privatize, privatize_libs, large_scale, trace, trace_format,
   trace_buffer, stats, stats_matrix, progress, print_config, help
 };
 
@@ -61,6 +61,8 @@ constexpr OptionDef kOptions[] = {
     {Opt::stack, "stack", "XSIM_STACK", "SIZE", "fiber stack size per virtual rank (16K to 1G)"},
     {Opt::poll_cost, "poll-cost", "XSIM_POLL_COST", "TIME",
      "virtual time charged by each MPI_Test/MPI_Iprobe-like call"},
+    {Opt::virtual_clocks, "virtual-clocks", "XSIM_VIRTUAL_CLOCKS", "on|off",
+     "the application's gettimeofday and clock_gettime (realtime, monotonic) read virtual time, like MPI_Wtime"},
     {Opt::io_lat, "io-lat", "XSIM_IO_LAT", "TIME", "MPI-IO storage latency, charged once per file access"},
     {Opt::io_bw, "io-bw", "XSIM_IO_BW", "BANDWIDTH",
      "MPI-IO storage bandwidth: an access of B bytes costs io-lat + B / io-bw"},
@@ -893,7 +895,7 @@ class TomlLoader {
   }
 
   static std::string home_of(std::string_view key) {
-    for (const char* k : {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs", "large_scale"})
+    for (const char* k : {"np", "stack", "poll_cost", "virtual_clocks", "report", "coll_replay", "privatize", "privatize_libs", "large_scale"})
       if (key == k) return "simulation";
     for (const char* k : {"model", "scale"})
       if (key == k) return "cpu";
@@ -949,6 +951,9 @@ class TomlLoader {
         }
       } else if (k == "poll_cost") {
         o_.poll_cost = time(n, "simulation", k);
+      } else if (k == "virtual_clocks") {
+        if (!n.is_boolean()) wrong_type(n, "simulation", k, "a boolean (true or false)");
+        o_.virtual_clocks = n.as_boolean()->get();
       } else if (k == "report") {
         if (!n.is_boolean()) wrong_type(n, "simulation", k, "a boolean (true or false)");
         o_.report = n.as_boolean()->get();
@@ -975,7 +980,7 @@ class TomlLoader {
           wrong_type(n, "simulation", k, "an array of library file names such as [\"libfoo.so\"]");
         }
       } else {
-        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "report", "coll_replay", "privatize", "privatize_libs", "large_scale"});
+        unknown_key(key, "simulation", {"np", "stack", "poll_cost", "virtual_clocks", "report", "coll_replay", "privatize", "privatize_libs", "large_scale"});
       }
     }
   }
@@ -1349,6 +1354,7 @@ void apply(Options& o, Origins& org, const Setting& s) {
     case Opt::poll_cost: o.poll_cost = to_time(s.value, w); break;
     case Opt::io_lat: o.io_latency = to_time(s.value, w); break;
     case Opt::io_bw: o.io_bandwidth_bps = to_bandwidth(s.value, w); break;
+    case Opt::virtual_clocks: o.virtual_clocks = to_bool(s.value, w); break;
     case Opt::report: o.report = to_bool(s.value, w); break;
     case Opt::coll_replay: o.coll_replay = to_bool(s.value, w); break;
     case Opt::privatize: o.privatize = to_privatize(s.value, w); break;
@@ -1527,6 +1533,7 @@ std::string help_text() {
       case Opt::poll_cost: return format_time(d.poll_cost);
       case Opt::io_lat: return format_time(d.io_latency);
       case Opt::io_bw: return format_bandwidth(d.io_bandwidth_bps);
+      case Opt::virtual_clocks: return d.virtual_clocks ? "on" : "off";
       case Opt::report: return d.report ? "on" : "off";
       case Opt::coll_replay: return d.coll_replay ? "on" : "off";
       case Opt::privatize: return privatize_name(d.privatize);
@@ -1572,8 +1579,8 @@ std::string help_text() {
        "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly).\n"
        "Supported topologies: " + join(kTopologies) + ".\n"
        "Units: TIME 25us, 1.5ms, 100ns, 2s; BANDWIDTH 1Gbps, 8.8 Gbit/s, 1.25GB/s; SIZE 256K, 1MiB, 4096.\n"
-       "Config file: TOML with tables [simulation] (np, stack, poll_cost, report, coll_replay, privatize,\n"
-       "privatize_libs, large_scale), [cpu] (model, scale), [io] (latency, bandwidth), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
+       "Config file: TOML with tables [simulation] (np, stack, poll_cost, virtual_clocks, report, coll_replay,\n"
+       "privatize, privatize_libs, large_scale), [cpu] (model, scale), [io] (latency, bandwidth), [network] (preset, placement, placement_file, send_overhead, recv_overhead,\n"
        "and [[network.level]] tables with topology, size and the level keys) and [output] (trace, trace_format,\n"
        "trace_buffer, stats, stats_matrix, progress); -xsim-print-config prints the effective configuration in\n"
        "that form. Full reference: docs/network-config.md; privatization of globals: docs/privatization.md;\n"
@@ -1594,6 +1601,7 @@ std::string to_toml(const Options& o) {
   else s += "# np not set: one virtual rank per native process\n";
   s += "stack = " + str(format_size(o.stack_size)) + "\n";
   s += "poll_cost = " + str(format_time(o.poll_cost)) + "\n";
+  s += std::string("virtual_clocks = ") + (o.virtual_clocks ? "true" : "false") + "\n";
   s += std::string("report = ") + (o.report ? "true" : "false") + "\n";
   s += std::string("coll_replay = ") + (o.coll_replay ? "true" : "false") + "\n";
   s += std::string("privatize = ") + str(privatize_name(o.privatize)) + "\n";

@@ -125,6 +125,9 @@ struct Options {
   double cpu_scale = 1.0;                 // -xsim-cpu-scale / [cpu] scale: virtual = host time x scale
   uint64_t stack_size = 256 * 1024;       // -xsim-stack / [simulation] stack: bytes per virtual rank
   SimTime poll_cost = SimTime::from_ns(100);  // -xsim-poll-cost: virtual time per Test/Iprobe-like call
+  // -xsim-virtual-clocks / [simulation] virtual_clocks: a rank's application code reads its virtual time
+  // from gettimeofday and clock_gettime (realtime and monotonic clocks), as from MPI_Wtime. Default: on
+  bool virtual_clocks = true;
   // MPI-IO storage model (docs/mpi-io.md): each access costs io_latency + bytes / io_bandwidth_bps.
   SimTime io_latency = SimTime::from_ns(100'000);   // -xsim-io-lat / [io] latency. Default: 100 us
   uint64_t io_bandwidth_bps = 8'000'000'000;        // -xsim-io-bw / [io] bandwidth. Default: 1 GB/s

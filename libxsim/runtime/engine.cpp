@@ -17,6 +17,7 @@
 #include <new>
 
 #include "copy_bytes.hpp"
+#include "host_clock.hpp"
 #include "native/datatype.hpp"
 #include "xsim/netmodel/hierarchy.hpp"
 #include "native/exchange.hpp"
@@ -226,11 +227,7 @@ Engine::~Engine() {
   }
 }
 
-int64_t Engine::now_ns() const {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+int64_t Engine::now_ns() const { return host_clock_ns(CLOCK_MONOTONIC); }
 
 // ----------------------------------------------------------------------------------------------------
 // Scheduler
@@ -939,7 +936,7 @@ int Engine::run() {
   errno_ = &errno;  // the thread that runs the ranks
   wall_start_ = static_cast<double>(now_ns()) * 1e-9;
   timespec cpu0;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+  host_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
   int64_t unfinished_total = 0;
   if (nprocs_ == 1) {
     run_window(SimTime::infinity());
@@ -980,7 +977,7 @@ int Engine::run() {
     }
   }
   timespec cpu1;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+  host_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   run_cpu_seconds_ = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) * 1e-9;
   if (progress_) progress_->finish();
   if (unfinished_total > 0) return report_deadlock(unfinished_total);

@@ -14,6 +14,7 @@
 
 #include "comm.hpp"
 #include "engine.hpp"
+#include "host_clock.hpp"
 #include "native/gather.hpp"
 #include "observe/chrome_trace.hpp"
 #include "observe/mpi_calls.hpp"
@@ -33,7 +34,7 @@ namespace xsim {
 namespace {
 double host_now() {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  host_clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 

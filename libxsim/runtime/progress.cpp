@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine.hpp"
+#include "host_clock.hpp"
 #include "xsim/units.hpp"
 
 namespace xsim {
@@ -12,7 +13,7 @@ namespace xsim {
 namespace {
 double host_now() {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  host_clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 constexpr double kFirst = 0.5;  // seconds of host time before the first line

@@ -23,8 +23,10 @@
 #include <limits>
 #include <memory>
 
+#include "api_clocks.hpp"
 #include "comm.hpp"
 #include "engine.hpp"
+#include "host_clock.hpp"
 #include "native/exchange.hpp"
 #include "network_config.hpp"
 #include "observation.hpp"
@@ -178,7 +180,7 @@ void install_crash_handlers() {
 
 double wall_now() {
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  host_clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
@@ -346,9 +348,16 @@ int xsim_main(int argc, char** argv, char** envp) {
     privatize::set_active(priv.get());
     comm_init_world(engine.world_size());
     Observing observing = observe_begin(opt, engine);  // trace, statistics, progress line (observation.hpp)
+    // The application's realtime clock starts at the run's start, in whole seconds: native process 0's.
+    timespec start;
+    host_clock_gettime(CLOCK_REALTIME, &start);
+    int64_t realtime_base = proc == 0 ? static_cast<int64_t>(start.tv_sec) : std::numeric_limits<int64_t>::max();
+    if (nprocs > 1) native::allreduce_min(&realtime_base, 1);
+    virtual_clocks_begin(opt.virtual_clocks, realtime_base);
     double t0 = wall_now();
     int run_code = engine.run();
     double wall = wall_now() - t0;
+    virtual_clocks_end();
     code = run_code != 0 ? run_code : global_exit_code(engine);
     std::fflush(stdout);
     if (!observe_end(observing, engine) && code == 0) code = 1;  // a requested file could not be written

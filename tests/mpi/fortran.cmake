@@ -10,6 +10,7 @@
 #   fortran_abort  MPI_Abort while the other ranks wait for the aborting one
 #   fortran_cart   `use mpi`: dims_create, cart_create/coords/rank/get/shift/sub, topo_test, cartdim_get
 #   fortran_crash  a fault in a Fortran rank is still named by xsim (libgfortran installs its own handlers)
+#   fortran_clock  system_clock reads the rank's virtual time (docs/virtual-clocks.md)
 #   fortran_conventions  what xsim's own bindings (fortran/) convert: 1-based Waitany/Waitsome indices, status
 #                  arrays, LOGICAL flags, CHARACTER padding, a Fortran error handler, Alltoallw's datatype
 #                  arrays, window attributes by value, MPI_UNWEIGHTED; an unsupported function stops by name
@@ -18,7 +19,7 @@
 # -fallow-argument-mismatch with gfortran >= 10.
 set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
 
-foreach(t p2p coll types comm abort cart crash conventions)
+foreach(t p2p coll types comm abort cart crash conventions clock)
   add_executable(fortran_${t} fortran_${t}.f90)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -75,3 +76,6 @@ xsim_mpi_test(fortran_conventions_ok ${RUN} expect-stdout 2 "^fortran_convention
 xsim_mpi_test(fortran_unsupported_named ${RUN} expect-fail 2 nonzero
   "MPI_Comm_join is not supported by xsim yet \\(called by rank 1" --
   $<TARGET_FILE:fortran_conventions> unsupported -xsim-np 4 ${NONE})
+# system_clock against MPI_Wtime around a barrier (8 ranks: 3 rounds of empty messages, 50 us each)
+xsim_mpi_test(fortran_clock ${RUN} expect-stdout 1 "^rank 7: system_clock +0\\.000150000 s, MPI_Wtime +0\\.000150000 s: the same" --
+  $<TARGET_FILE:fortran_clock> -xsim-np 8 ${NONE})

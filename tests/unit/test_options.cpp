@@ -549,7 +549,7 @@ TEST(Options, TomlUnknownTablesAndKeys) {
   EXPECT_HAS(m, "did you mean simulation?");
   m = file_error("[simulation]\nnp = 4\nnq = 5\n");
   EXPECT_HAS(m, "F:3:1: unknown key \"nq\" in [simulation]");
-  EXPECT_HAS(m, "known keys: np, stack, poll_cost, report, coll_replay, privatize, privatize_libs");
+  EXPECT_HAS(m, "known keys: np, stack, poll_cost, virtual_clocks, report, coll_replay, privatize, privatize_libs");
   m = file_error("[cpu]\nlatency = \"1us\"\n");
   EXPECT_HAS(m, "F:2:1: unknown key \"latency\" in [cpu]");
   EXPECT_HAS(m, "it belongs in [network]");
@@ -764,6 +764,7 @@ void expect_same(const Options& a, const Options& b) {
   EXPECT_EQ(a.cpu_scale, b.cpu_scale);
   EXPECT_EQ(a.stack_size, b.stack_size);
   EXPECT_EQ(a.poll_cost, b.poll_cost);
+  EXPECT_EQ(a.virtual_clocks, b.virtual_clocks);
   EXPECT_EQ(a.report, b.report);
   EXPECT_EQ(a.coll_replay, b.coll_replay);
   EXPECT_EQ(a.privatize, b.privatize);
@@ -865,6 +866,23 @@ TEST(Options, CollReplay) {
   // printed back by -xsim-print-config
   Options o = parse({"app", "-xsim-coll-replay=off"});
   EXPECT_HAS(to_toml(o), "coll_replay = false");
+}
+
+// The application's clocks (docs/virtual-clocks.md): virtual by default; host time when turned off from the
+// command line, the environment or the [simulation] table; precedence as for every option.
+TEST(Options, VirtualClocks) {
+  EXPECT_TRUE(parse({"app"}).virtual_clocks);
+  EXPECT_FALSE(parse({"app", "-xsim-virtual-clocks", "off"}).virtual_clocks);
+  EXPECT_FALSE(parse({"app"}, {"XSIM_VIRTUAL_CLOCKS=off"}).virtual_clocks);
+  EXPECT_TRUE(parse({"app", "-xsim-virtual-clocks=on"}, {"XSIM_VIRTUAL_CLOCKS=off"}).virtual_clocks);
+  TempFile f("[simulation]\nvirtual_clocks = false\n");
+  EXPECT_FALSE(parse({"app", "-xsim-config=" + f.path()}).virtual_clocks);
+  EXPECT_TRUE(parse({"app", "-xsim-config=" + f.path()}, {"XSIM_VIRTUAL_CLOCKS=on"}).virtual_clocks);
+  EXPECT_HAS(error_of({"app", "-xsim-virtual-clocks=host"}), "-xsim-virtual-clocks: \"host\" is not on or off");
+  TempFile bad("[simulation]\nvirtual_clocks = \"off\"\n");
+  EXPECT_HAS(error_of({"app", "-xsim-config=" + bad.path()}), "expected a boolean (true or false)");
+  EXPECT_HAS(to_toml(parse({"app", "-xsim-virtual-clocks=off"})), "virtual_clocks = false");
+  EXPECT_HAS(to_toml(parse({"app"})), "virtual_clocks = true");
 }
 
 }  // namespace

@@ -1,0 +1,105 @@
+// The application's own clocks (README "What virtual time means", docs/virtual-clocks.md): with
+// -xsim-virtual-clocks on (the default) gettimeofday and clock_gettime, called by a rank's application
+// code, return its virtual time, as MPI_Wtime does, so that timers written with them (NetPIPE's
+// gettimeofday, OpenMP's omp_get_wtime, Fortran's system_clock, std::chrono's clocks) measure the
+// simulated machine. Layer: libxsim/runtime (api side; exported through exports.map).
+//   * Virtual: CLOCK_MONOTONIC, _MONOTONIC_RAW, _MONOTONIC_COARSE and CLOCK_BOOTTIME read the rank's
+//     clock itself (0 at the start of the run, like MPI_Wtime); CLOCK_REALTIME, _REALTIME_COARSE and
+//     gettimeofday read it plus the start of the run in whole seconds of the host's realtime clock, the
+//     same on every native process (native process 0's).
+//   * Host time as before: the CPU-time clocks, every other clock id, time(), and every call made from
+//     inside an MPI call (the native MPI's own timers), outside a rank (start-up, the scheduler) or on a
+//     thread other than the simulation's (an application's own threads).
+// A read is an MPI call of the rank's (Engine::read_clock): it charges the compute time before it, and a
+// rank that polls a clock that stands still is moved on by the poll cost.
+#include <pthread.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <cstdint>
+#include <exception>
+
+#include "api_clocks.hpp"
+#include "api_support.hpp"
+#include "engine.hpp"
+#include "host_clock.hpp"
+
+namespace xsim {
+
+namespace {
+int64_t g_realtime_base_s = 0;  // added to CLOCK_REALTIME's virtual reading
+pthread_t g_sim_thread{};       // the thread that runs the ranks
+bool g_on = false;              // the option, and the engine is running
+
+enum class Family { host, monotonic, realtime };
+Family family_of(clockid_t c) {
+  switch (c) {
+    case CLOCK_MONOTONIC:
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME:
+      return Family::monotonic;
+    case CLOCK_REALTIME:
+    case CLOCK_REALTIME_COARSE:
+      return Family::realtime;
+    default:
+      return Family::host;
+  }
+}
+
+// Whether a clock read now comes from a rank's application code on the simulation's thread.
+bool app_read() {
+  return g_on && g_engine && g_engine->in_rank() && g_engine->current().mpi_depth == 0 &&
+         pthread_equal(pthread_self(), g_sim_thread);
+}
+
+// The rank's virtual time, in ns, after Engine::read_clock's charges; ends the run on overflow.
+int64_t virtual_ns(const char* call) {
+  try {
+    return g_engine->read_clock().ps() / 1000;
+  } catch (const std::exception& err) {
+    internal_failure(call, err.what());
+  }
+}
+}  // namespace
+
+void virtual_clocks_begin(bool on, int64_t realtime_base_s) {
+  g_realtime_base_s = realtime_base_s;
+  g_sim_thread = pthread_self();
+  g_on = on;
+}
+
+void virtual_clocks_end() { g_on = false; }
+
+}  // namespace xsim
+
+using xsim::Family;
+
+extern "C" __attribute__((visibility("default"))) int clock_gettime(clockid_t clock, timespec* ts) noexcept {
+  const Family f = xsim::family_of(clock);
+  if (f == Family::host || !xsim::app_read()) return xsim::host_clock_gettime(clock, ts);
+  int64_t ns = xsim::virtual_ns("clock_gettime");
+  ts->tv_sec = static_cast<time_t>(ns / 1'000'000'000 + (f == Family::realtime ? xsim::g_realtime_base_s : 0));
+  ts->tv_nsec = static_cast<long>(ns % 1'000'000'000);
+  return 0;
+}
+
+extern "C" __attribute__((visibility("default"))) int gettimeofday(struct timeval* tv, void* tz) noexcept {
+  int rc = 0;
+  if (!xsim::app_read()) {
+    timespec ts;
+    rc = xsim::host_clock_gettime(CLOCK_REALTIME, &ts);
+    tv->tv_sec = ts.tv_sec;
+    tv->tv_usec = static_cast<suseconds_t>(ts.tv_nsec / 1000);
+  } else {
+    const int64_t ns = xsim::virtual_ns("gettimeofday");
+    tv->tv_sec = static_cast<time_t>(ns / 1'000'000'000 + xsim::g_realtime_base_s);
+    tv->tv_usec = static_cast<suseconds_t>(ns % 1'000'000'000 / 1000);
+  }
+  if (tz != nullptr) {  // obsolete: the kernel's answer is a zero time zone
+    auto* z = static_cast<struct timezone*>(tz);
+    z->tz_minuteswest = 0;
+    z->tz_dsttime = 0;
+  }
+  return rc;
+}
