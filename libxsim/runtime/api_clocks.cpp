@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include <atomic>
 #include <cstdint>
 #include <exception>
 
@@ -27,9 +28,10 @@
 namespace xsim {
 
 namespace {
+// Set by the simulation's thread before it publishes g_on; read by any thread after seeing g_on.
 int64_t g_realtime_base_s = 0;  // added to CLOCK_REALTIME's virtual reading
 pthread_t g_sim_thread{};       // the thread that runs the ranks
-bool g_on = false;              // the option, and the engine is running
+std::atomic<bool> g_on{false};  // the option, and the engine is running
 
 enum class Family { host, monotonic, realtime };
 Family family_of(clockid_t c) {
@@ -49,8 +51,8 @@ Family family_of(clockid_t c) {
 
 // Whether a clock read now comes from a rank's application code on the simulation's thread.
 bool app_read() {
-  return g_on && g_engine && g_engine->in_rank() && g_engine->current().mpi_depth == 0 &&
-         pthread_equal(pthread_self(), g_sim_thread);
+  return g_on.load(std::memory_order_acquire) && pthread_equal(pthread_self(), g_sim_thread) && g_engine &&
+         g_engine->in_rank() && g_engine->current().mpi_depth == 0;
 }
 
 // The rank's virtual time, in ns, after Engine::read_clock's charges; ends the run on overflow.
@@ -66,10 +68,10 @@ int64_t virtual_ns(const char* call) {
 void virtual_clocks_begin(bool on, int64_t realtime_base_s) {
   g_realtime_base_s = realtime_base_s;
   g_sim_thread = pthread_self();
-  g_on = on;
+  g_on.store(on, std::memory_order_release);
 }
 
-void virtual_clocks_end() { g_on = false; }
+void virtual_clocks_end() { g_on.store(false, std::memory_order_release); }
 
 }  // namespace xsim
 

@@ -24,8 +24,8 @@
 #include "observer.hpp"
 #include "options.hpp"
 #include "privatize.hpp"
-#include "xsim/units.hpp"
 #include "progress.hpp"
+#include "xsim/units.hpp"
 
 namespace xsim {
 
