@@ -5,8 +5,7 @@
 // simulated machine. Layer: libxsim/runtime (api side; exported through exports.map).
 //   * Virtual: CLOCK_MONOTONIC, _MONOTONIC_RAW, _MONOTONIC_COARSE and CLOCK_BOOTTIME read the rank's
 //     clock itself (0 at the start of the run, like MPI_Wtime); CLOCK_REALTIME, _REALTIME_COARSE and
-//     gettimeofday read it plus the start of the run in whole seconds of the host's realtime clock, the
-//     same on every native process (native process 0's).
+//     gettimeofday read it plus a fixed date, kRealtimeEpoch (api_clocks.hpp).
 //   * Host time as before: the CPU-time clocks, every other clock id, time(), and every call made from
 //     inside an MPI call (the native MPI's own timers), outside a rank (start-up, the scheduler) or on a
 //     thread other than the simulation's (an application's own threads).
@@ -29,7 +28,6 @@ namespace xsim {
 
 namespace {
 // Set by the simulation's thread before it publishes g_on; read by any thread after seeing g_on.
-int64_t g_realtime_base_s = 0;  // added to CLOCK_REALTIME's virtual reading
 pthread_t g_sim_thread{};       // the thread that runs the ranks
 std::atomic<bool> g_on{false};  // the option, and the engine is running
 
@@ -65,8 +63,7 @@ int64_t virtual_ns(const char* call) {
 }
 }  // namespace
 
-void virtual_clocks_begin(bool on, int64_t realtime_base_s) {
-  g_realtime_base_s = realtime_base_s;
+void virtual_clocks_begin(bool on) {
   g_sim_thread = pthread_self();
   g_on.store(on, std::memory_order_release);
 }
@@ -81,7 +78,7 @@ extern "C" __attribute__((visibility("default"))) int clock_gettime(clockid_t cl
   const Family f = xsim::family_of(clock);
   if (f == Family::host || !xsim::app_read()) return xsim::host_clock_gettime(clock, ts);
   int64_t ns = xsim::virtual_ns("clock_gettime");
-  ts->tv_sec = static_cast<time_t>(ns / 1'000'000'000 + (f == Family::realtime ? xsim::g_realtime_base_s : 0));
+  ts->tv_sec = static_cast<time_t>(ns / 1'000'000'000 + (f == Family::realtime ? xsim::kRealtimeEpoch : 0));
   ts->tv_nsec = static_cast<long>(ns % 1'000'000'000);
   return 0;
 }
@@ -95,7 +92,7 @@ extern "C" __attribute__((visibility("default"))) int gettimeofday(struct timeva
     tv->tv_usec = static_cast<suseconds_t>(ts.tv_nsec / 1000);
   } else {
     const int64_t ns = xsim::virtual_ns("gettimeofday");
-    tv->tv_sec = static_cast<time_t>(ns / 1'000'000'000 + xsim::g_realtime_base_s);
+    tv->tv_sec = static_cast<time_t>(ns / 1'000'000'000 + xsim::kRealtimeEpoch);
     tv->tv_usec = static_cast<suseconds_t>(ns % 1'000'000'000 / 1000);
   }
   if (tz != nullptr) {  // obsolete: the kernel's answer is a zero time zone

@@ -47,9 +47,27 @@ StartMain g_app_main = nullptr;
 // What glibc runs in place of the executable's constructors (xsim_main runs them later).
 void no_constructors(int, char**, char**) {}
 
-// Every virtual rank's main: with privatization on, the executable's constructors first, on the rank's own
-// image, and after main the exit handlers the rank registered (C++ static destructors, atexit).
+// libc's getopt keeps its scan position in libc's globals (optind, unless the executable refers to it and
+// so holds a privatized copy, and a scan state of its own), which the ranks of a native process share: after
+// the first rank has parsed its options, the next would find none (NetPIPE ran with its defaults on every
+// rank but the first). Each rank starts its main with a fresh scan, as a process would.
+void reset_getopt() {
+  char name[] = "xsim";
+  char* args[] = {name, nullptr};
+  opterr = 0;
+  optind = 0;  // glibc: 0 also resets the scan state (the next character, the permutation bounds)
+  (void)getopt(1, args, "");
+  optind = 1;
+  opterr = 1;
+  optopt = '?';
+  optarg = nullptr;
+}
+
+// Every virtual rank's main: a fresh getopt scan; with privatization on, the executable's constructors
+// first, on the rank's own image, and after main the exit handlers the rank registered (C++ static
+// destructors, atexit).
 int rank_main(int argc, char** argv, char** envp) {
+  reset_getopt();
   privatize::Privatizer* p = privatize::active();
   if (p) privatize::run_constructors(argc, argv, envp);
   int code = g_app_main(argc, argv, envp);
@@ -348,12 +366,7 @@ int xsim_main(int argc, char** argv, char** envp) {
     privatize::set_active(priv.get());
     comm_init_world(engine.world_size());
     Observing observing = observe_begin(opt, engine);  // trace, statistics, progress line (observation.hpp)
-    // The application's realtime clock starts at the run's start, in whole seconds: native process 0's.
-    timespec start;
-    host_clock_gettime(CLOCK_REALTIME, &start);
-    int64_t realtime_base = proc == 0 ? static_cast<int64_t>(start.tv_sec) : std::numeric_limits<int64_t>::max();
-    if (nprocs > 1) native::allreduce_min(&realtime_base, 1);
-    virtual_clocks_begin(opt.virtual_clocks, realtime_base);
+    virtual_clocks_begin(opt.virtual_clocks);
     double t0 = wall_now();
     int run_code = engine.run();
     double wall = wall_now() - t0;
