@@ -27,9 +27,10 @@
 namespace xsim {
 
 namespace {
-// Set by the simulation's thread before it publishes g_on; read by any thread after seeing g_on.
-pthread_t g_sim_thread{};       // the thread that runs the ranks
-std::atomic<bool> g_on{false};  // the option, and the engine is running
+// Set by the simulation's thread before it publishes g_running; read by any thread after seeing it.
+pthread_t g_sim_thread{};            // the thread that runs the ranks
+bool g_clocks_on = false;            // -xsim-virtual-clocks
+std::atomic<bool> g_running{false};  // the engine runs the ranks
 
 enum class Family { host, monotonic, realtime };
 Family family_of(clockid_t c) {
@@ -47,11 +48,8 @@ Family family_of(clockid_t c) {
   }
 }
 
-// Whether a clock read now comes from a rank's application code on the simulation's thread.
-bool app_read() {
-  return g_on.load(std::memory_order_acquire) && pthread_equal(pthread_self(), g_sim_thread) && g_engine &&
-         g_engine->in_rank() && g_engine->current().mpi_depth == 0;
-}
+// Whether a clock read now gets virtual time.
+bool app_read() { return app_code_running() && g_clocks_on; }
 
 // The rank's virtual time, in ns, after Engine::read_clock's charges; ends the run on overflow.
 int64_t virtual_ns(const char* call) {
@@ -63,12 +61,18 @@ int64_t virtual_ns(const char* call) {
 }
 }  // namespace
 
-void virtual_clocks_begin(bool on) {
-  g_sim_thread = pthread_self();
-  g_on.store(on, std::memory_order_release);
+bool app_code_running() {
+  return g_running.load(std::memory_order_acquire) && pthread_equal(pthread_self(), g_sim_thread) && g_engine &&
+         g_engine->in_rank() && g_engine->current().mpi_depth == 0;
 }
 
-void virtual_clocks_end() { g_on.store(false, std::memory_order_release); }
+void virtual_clocks_begin(bool on) {
+  g_sim_thread = pthread_self();
+  g_clocks_on = on;
+  g_running.store(true, std::memory_order_release);
+}
+
+void virtual_clocks_end() { g_running.store(false, std::memory_order_release); }
 
 }  // namespace xsim
 

@@ -15,4 +15,9 @@ inline constexpr int64_t kRealtimeEpoch = 1'735'689'600;
 void virtual_clocks_begin(bool on);
 void virtual_clocks_end();
 
+// Whether the caller is a rank's application code: the simulation runs (between virtual_clocks_begin and
+// _end, whatever `on`), on its thread, inside a rank and outside any MPI call. The libc functions xsim
+// interposes for the application (its clocks, its random numbers: api_random.cpp) answer such calls.
+bool app_code_running();
+
 }  // namespace xsim

@@ -5,6 +5,7 @@
 // All functions run on the calling rank's fiber (single-threaded).
 #pragma once
 #include <mpi.h>
+#include <stdlib.h>  // random_data
 
 #include <cstdint>
 #include <memory>
@@ -66,8 +67,15 @@ struct Group {
   int32_t rank_of_world(int32_t w) const;
 };
 
+// A rank's own state of libc's rand/random generator (api_random.cpp), made on its first call.
+struct RankRandom {
+  random_data data{};
+  int32_t state[32]{};  // glibc's default: 128 bytes, the generator of degree 31
+};
+
 struct RankExtra {
   Comm* self = nullptr;
+  std::unique_ptr<RankRandom> random;  // libc's rand/random for this rank (api_random.cpp)
   std::vector<std::pair<MPI_Comm, MPI_Errhandler>> errhandlers;  // non-default handlers by comm
   std::vector<std::pair<uint64_t, uint32_t>> created;            // comms created from a parent id
   void* bsend_buf = nullptr;
