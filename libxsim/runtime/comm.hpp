@@ -67,10 +67,11 @@ struct Group {
   int32_t rank_of_world(int32_t w) const;
 };
 
-// A rank's own state of libc's rand/random generator (api_random.cpp), made on its first call.
+// A rank's own state of libc's random number generators (api_random.cpp), made on its first call.
 struct RankRandom {
-  random_data data{};
+  random_data data{};   // rand/random
   int32_t state[32]{};  // glibc's default: 128 bytes, the generator of degree 31
+  drand48_data d48{};   // the drand48 family: zero, as libc's starts
 };
 
 struct RankExtra {

@@ -2,7 +2,8 @@
  *
  * Each rank seeds srand(100 + rank) and draws 4 numbers with rand(), one per round with a barrier between
  * rounds (so that the ranks of a native process interleave), then srandom(7 + rank) and 2 numbers with
- * random(), then switches to a 64-byte state of its own with initstate(3 + rank) and draws 2 more. It
+ * random(), then switches to a 64-byte state of its own with initstate(3 + rank) and draws 2 more; then
+ * srand48(11 + rank) and 2 rounds of drand48 and lrand48, and one erand48 on a state of its own. It
  * compares every number with the same calls on a private generator (glibc's random_r & co.): a process of
  * its own would draw exactly these. Rank-ordered output (rank_log.h), the same for any number of native
  * processes; exits 1 on a mismatch.
@@ -60,6 +61,27 @@ int main(int argc, char** argv) {
     say(&lg, " %ld", got);
     MPI_Barrier(MPI_COMM_WORLD);
   }
+  /* the drand48 family: its own generator, and erand48 on a state of the caller's */
+  struct drand48_data ref48;
+  memset(&ref48, 0, sizeof ref48);
+  srand48(11 + me);
+  srand48_r(11 + me, &ref48);
+  say(&lg, "; drand48:");
+  for (int i = 0; i < 2; ++i) {
+    const double got = drand48();
+    double want48 = 0;
+    drand48_r(&ref48, &want48);
+    long lgot = lrand48(), lwant = 0;
+    lrand48_r(&ref48, &lwant);
+    bad |= got != want48 || lgot != lwant;
+    say(&lg, " %.6f %ld", got, lgot);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  unsigned short xa[3] = {1, 2, (unsigned short)me}, xb[3] = {1, 2, (unsigned short)me};
+  double e = erand48(xa), ewant = 0;
+  erand48_r(xb, &ref48, &ewant);
+  bad |= e != ewant || memcmp(xa, xb, sizeof xa) != 0;
+  say(&lg, " erand48 %.6f", e);
   say(&lg, "; %s\n", bad ? "DIFFERENT from a process of its own" : "as in a process of its own");
   print_all(&lg, me, np);
   int any = 0;
