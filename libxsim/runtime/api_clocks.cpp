@@ -66,13 +66,13 @@ bool app_code_running() {
          g_engine->in_rank() && g_engine->current().mpi_depth == 0;
 }
 
-void virtual_clocks_begin(bool on) {
+void app_calls_begin(bool virtual_clocks) {
   g_sim_thread = pthread_self();
-  g_clocks_on = on;
+  g_clocks_on = virtual_clocks;
   g_running.store(true, std::memory_order_release);
 }
 
-void virtual_clocks_end() { g_running.store(false, std::memory_order_release); }
+void app_calls_end() { g_running.store(false, std::memory_order_release); }
 
 }  // namespace xsim
 

@@ -1,7 +1,5 @@
-// The application's clocks (api_clocks.cpp, docs/virtual-clocks.md). Layer: libxsim/runtime (api side).
-// From virtual_clocks_begin to virtual_clocks_end, with `on`, a rank's application code reads its virtual
-// time from gettimeofday and clock_gettime; CLOCK_REALTIME counts from kRealtimeEpoch. Called by the thread
-// that runs the ranks: only that thread's reads are virtual.
+// The libc calls xsim answers for a rank's application code: its clocks (api_clocks.cpp,
+// docs/virtual-clocks.md) and its random numbers (api_random.cpp). Layer: libxsim/runtime (api side).
 #pragma once
 #include <cstdint>
 
@@ -12,12 +10,14 @@ namespace xsim {
 // alike) and the virtual times stay the same from run to run.
 inline constexpr int64_t kRealtimeEpoch = 1'735'689'600;
 
-void virtual_clocks_begin(bool on);
-void virtual_clocks_end();
+// The simulation's thread runs the ranks from app_calls_begin to app_calls_end. Between them, calls from a
+// rank's application code on that thread reach the rank's random number generators, and with
+// `virtual_clocks` gettimeofday and clock_gettime read its virtual time (CLOCK_REALTIME from kRealtimeEpoch).
+void app_calls_begin(bool virtual_clocks);
+void app_calls_end();
 
-// Whether the caller is a rank's application code: the simulation runs (between virtual_clocks_begin and
-// _end, whatever `on`), on its thread, inside a rank and outside any MPI call. The libc functions xsim
-// interposes for the application (its clocks, its random numbers: api_random.cpp) answer such calls.
+// Whether the caller is a rank's application code: between app_calls_begin and app_calls_end, on the
+// simulation's thread, inside a rank and outside any MPI call.
 bool app_code_running();
 
 }  // namespace xsim

@@ -366,11 +366,11 @@ int xsim_main(int argc, char** argv, char** envp) {
     privatize::set_active(priv.get());
     comm_init_world(engine.world_size());
     Observing observing = observe_begin(opt, engine);  // trace, statistics, progress line (observation.hpp)
-    virtual_clocks_begin(opt.virtual_clocks);
+    app_calls_begin(opt.virtual_clocks);  // the application's clocks and random numbers (api_clocks.hpp)
     double t0 = wall_now();
     int run_code = engine.run();
     double wall = wall_now() - t0;
-    virtual_clocks_end();
+    app_calls_end();
     code = run_code != 0 ? run_code : global_exit_code(engine);
     std::fflush(stdout);
     if (!observe_end(observing, engine) && code == 0) code = 1;  // a requested file could not be written
