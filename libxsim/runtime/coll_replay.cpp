@@ -12,6 +12,7 @@
 #include "native/datatype.hpp"
 #include "native/flatten.hpp"
 #include "options.hpp"
+#include "privatize.hpp"
 
 namespace xsim {
 
@@ -204,6 +205,19 @@ bool replay_barrier(Comm& c, const char* call) {
   return arrive(c, call, kTagBarrier, w);
 }
 
+namespace {
+
+// Whether `count` x `type` at `buf` touches privatized memory (globals, thread-locals: privatize.hpp).
+bool in_private_image(const void* buf, int count, MPI_Datatype type) {
+  const privatize::Privatizer* p = privatize::active();
+  if (!p) return false;
+  const native::Extent ext = native::type_extent(type), span = native::type_true_extent(type);
+  const MPI_Aint bytes = (count - 1) * ext.extent + span.extent;
+  return p->overlaps(static_cast<const char*>(buf) + span.lb, static_cast<size_t>(bytes > 0 ? bytes : 0));
+}
+
+}  // namespace
+
 bool replay_allreduce(Comm& c, const char* call, const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                       MPI_Op op) {
   if (!eligible(c) || count == 0) return false;
@@ -220,8 +234,19 @@ bool replay_allreduce(Comm& c, const char* call, const void* sbuf, void* rbuf, i
   // An operation the datatype does not support must fail where the point-to-point run fails (on the rank
   // that first reduces, with its error handler): such a call takes the point-to-point path on every member.
   if (is_predefined_op(op) && !reduction_works(sbuf == MPI_IN_PLACE ? rbuf : sbuf, type, op)) w.must_fall_back = true;
-  if (!w.must_fall_back && sbuf != MPI_IN_PLACE) native::copy(sbuf, count, type, rbuf, count, type);
-  return arrive(c, call, kTagAllreduce, w);
+  if (w.must_fall_back) return arrive(c, call, kTagAllreduce, w);
+  // The last member to arrive reduces every member's buffer from its own fiber, where only its own image of
+  // the globals is current: a receive buffer in privatized memory (NPB's global arrays, Fortran module and
+  // COMMON variables) is replaced by a heap copy, filled here and copied back on this rank's fiber after the
+  // replay. Cheaper than switching images for each access: the buffer is at most the image, and a switch
+  // copies or maps the whole image twice.
+  const void* in = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+  native::TypedBuffer scratch(count, type, in_private_image(rbuf, count, type));
+  if (scratch.get()) w.rbuf = scratch.get();
+  if (in != w.rbuf) native::copy(in, count, type, w.rbuf, count, type);
+  if (!arrive(c, call, kTagAllreduce, w)) return false;
+  if (scratch.get()) native::copy(scratch.get(), count, type, rbuf, count, type);
+  return true;
 }
 
 }  // namespace xsim

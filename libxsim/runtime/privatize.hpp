@@ -92,6 +92,14 @@ class Privatizer {
   // registered first, when that rank ends.
   void add_exit_handler(size_t s, void (*fn)(void*), void* arg);
   void run_exit_handlers(size_t s);
+  // True when any of the `n` bytes at `p` lies in a privatized region (its content depends on which rank's
+  // image is current): memory another rank's fiber must not read or write for this rank.
+  bool overlaps(const void* p, size_t n) const {
+    const char* lo = static_cast<const char*>(p);
+    for (const Region& r : regions_)
+      if (lo < r.base + r.len && lo + n > r.base) return true;
+    return false;
+  }
   // True when `p` lies in the executable's mapped image (its __dso_handle identifies it).
   bool in_executable(const void* p) const { return p >= exe_lo_ && p < exe_hi_; }
 

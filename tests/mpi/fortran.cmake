@@ -25,9 +25,15 @@ foreach(t p2p coll types comm abort cart crash conventions clock)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
 endforeach()
 # emit_all and check (module fortran_test_util, `use mpi` inside: fortran_types itself stays on mpif.h),
-# compiled into each program that uses them
+# compiled once, with its .mod in a folder of its own: each program that compiled it wrote the same .mod file
+# in one folder, and two of them at once under -j broke the build ("Cannot rename module file")
+add_library(fortran_test_util OBJECT fortran_test_util.f90)
+target_link_libraries(fortran_test_util PUBLIC MPI::MPI_Fortran)
+target_compile_options(fortran_test_util PRIVATE ${XSIM_FORTRAN_FLAGS})
+set_target_properties(fortran_test_util PROPERTIES Fortran_MODULE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/mod_util)
+target_include_directories(fortran_test_util PUBLIC ${CMAKE_CURRENT_BINARY_DIR}/mod_util)
 foreach(t p2p coll types comm cart conventions)
-  target_sources(fortran_${t} PRIVATE fortran_test_util.f90)
+  target_link_libraries(fortran_${t} PRIVATE fortran_test_util)
 endforeach()
 # the C helper is compiled on its own, so that the Fortran wrapper's flags stay off the C compiler
 add_library(fortran_comm_helper OBJECT fortran_comm_helper.c)
@@ -39,8 +45,8 @@ if(XSIM_SANITIZE)  # its faults are on purpose (see crash in CMakeLists.txt)
 endif()
 # binaries that know nothing of xsim, for LD_PRELOAD runs
 foreach(t p2p types)
-  add_executable(fortran_${t}_plain fortran_${t}.f90 fortran_test_util.f90)
-  target_link_libraries(fortran_${t}_plain PRIVATE MPI::MPI_Fortran)
+  add_executable(fortran_${t}_plain fortran_${t}.f90)
+  target_link_libraries(fortran_${t}_plain PRIVATE fortran_test_util MPI::MPI_Fortran)
   target_compile_options(fortran_${t}_plain PRIVATE ${XSIM_FORTRAN_FLAGS})
 endforeach()
 
