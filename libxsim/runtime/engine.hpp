@@ -276,7 +276,7 @@ class Engine {
   // never would: from then on each such read advances it by the poll cost, as MPI_Test does, and the
   // native process says so once on stderr. Counted per rank, so the same on any number of processes.
   SimTime read_clock();
-  static constexpr uint32_t kClockPollReads = 1u << 20;
+  static constexpr uint32_t kClockPollReads = 256;
   // Yields until this rank is the earliest runnable rank of the process and inside the current window,
   // so that decisions depending on other ranks are final.
   void yield_if_ahead();
