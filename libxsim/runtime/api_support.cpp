@@ -1,5 +1,7 @@
 #include "api_support.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -34,6 +36,14 @@ int error_outside_simulation(const char* name) {
 
 void check_init_state(const char* name) {
   const Rank& r = g_engine->current();
+  if (g_forked_child) {  // engine.hpp: the child of a rank that forked; the simulation lives in the parent
+    std::fflush(nullptr);
+    std::fprintf(stderr,
+                 "xsim: process %d, forked by rank %d, called %s: a process forked by a rank is not an MPI "
+                 "rank (nor is it with a native MPI); it ends with exit code 1\n",
+                 static_cast<int>(getpid()), r.world, name);
+    _exit(1);
+  }
   if (!std::strcmp(name, "MPI_Init") || !std::strcmp(name, "MPI_Init_thread") || !std::strcmp(name, "MPI_Finalize"))
     return;  // they check their own order
   if (!r.mpi_initialized)

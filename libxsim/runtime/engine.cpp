@@ -342,6 +342,8 @@ void Engine::prefetch_next() {
   }
 }
 
+bool g_forked_child = false;
+
 void Engine::switch_to_scheduler() {
   int saved_errno = *errno_;  // errno belongs to the native thread: each rank keeps its own across switches
   leaving_ = current_;

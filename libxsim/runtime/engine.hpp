@@ -38,6 +38,12 @@ class Privatizer;
 
 using AppMain = int (*)(int, char**, char**);
 
+// True in a child process that a rank forked after MPI_Init (set by startup.cpp's pthread_atfork handler).
+// Such a child is not a rank: its exit() and the return of its main end it at once, without the
+// simulation's shutdown, and an MPI call in it ends it with a message (api_support.cpp, check_init_state:
+// the handler marks the forking rank's MPI as finished in the child, so the guard's cold path sees it).
+extern bool g_forked_child;
+
 constexpr int kAnySource = -1;  // engine-level wildcards (the API maps MPI_ANY_SOURCE/MPI_ANY_TAG to these)
 constexpr int kAnyTag = -1;
 

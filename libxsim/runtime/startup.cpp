@@ -1,7 +1,8 @@
 // Start-up takeover (DESIGN.md §1): xsim interposes __libc_start_main so that, in an MPI application,
 // the program's main runs once per virtual rank on its own fiber, under the engine. In every other
 // process (mpiexec, its proxies, shells: anything whose executable imports no MPI_Init/mpi_init_) the
-// takeover stays inert. Also interposes exit() so that it ends only the calling virtual rank, and
+// takeover stays inert. Also interposes exit() so that it ends only the calling virtual rank (in a child
+// process a rank forked, the child: engine.hpp, g_forked_child), and
 // installs the crash handler that names the rank. The executable's constructors are held back at program
 // start and run by xsim_main: once, or once per rank on the rank's own globals when privatization is on
 // (privatize.hpp). Layer: libxsim/runtime.
@@ -12,6 +13,7 @@
 #include <ucontext.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <unistd.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -71,6 +73,7 @@ int rank_main(int argc, char** argv, char** envp) {
   privatize::Privatizer* p = privatize::active();
   if (p) privatize::run_constructors(argc, argv, envp);
   int code = g_app_main(argc, argv, envp);
+  if (g_forked_child) exit(code);  // a child the rank forked returned from main: it ends, as natively
   if (p) p->run_exit_handlers(static_cast<size_t>(g_engine->current().index));
   return code;
 }
@@ -358,6 +361,10 @@ int xsim_main(int argc, char** argv, char** envp) {
   if (!priv) privatize::run_constructors(argc, argv, envp);  // once, for all ranks
 
   install_crash_handlers();
+  pthread_atfork(nullptr, nullptr, [] {
+    g_forked_child = true;
+    if (g_engine && g_engine->in_rank()) g_engine->current().mpi_finalized = true;  // see engine.hpp
+  });
   int code = 0;
   try {
     Engine engine(opt, std::move(built.network), std::move(cpu), proc, nprocs, rank_main, argc, argv, envp,
@@ -424,7 +431,9 @@ extern "C" __attribute__((visibility("default"))) void exit(int status) noexcept
   if (g_engine && g_engine->in_rank() && !native::aborting()) {
     if (privatize::Privatizer* p = privatize::active())
       p->run_exit_handlers(static_cast<size_t>(g_engine->current().index));  // the rank's atexit & co.
-    g_engine->rank_exit(status);
+    // A child process the rank forked ends here, as it would natively: the simulation (the other ranks,
+    // the report, MPI_Finalize) belongs to the parent.
+    if (!g_forked_child) g_engine->rank_exit(status);
   }
   using ExitFn = void (*)(int);
   static ExitFn real = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "exit"));
