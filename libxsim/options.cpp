@@ -58,7 +58,8 @@ constexpr OptionDef kOptions[] = {
      "processor model: scaled charges host compute time x scale, none charges nothing (deterministic)"},
     {Opt::cpu_scale, "cpu-scale", "XSIM_CPU_SCALE", "F",
      "factor of the scaled model: virtual time = host time x F (F > 0)"},
-    {Opt::stack, "stack", "XSIM_STACK", "SIZE", "fiber stack size per virtual rank (16K to 1G)"},
+    {Opt::stack, "stack", "XSIM_STACK", "auto|SIZE",
+     "fiber stack size per virtual rank (16K to 1G; auto: 8M, less from 2,048 ranks per process, 256K from 65,536)"},
     {Opt::poll_cost, "poll-cost", "XSIM_POLL_COST", "TIME",
      "virtual time charged by each MPI_Test/MPI_Iprobe-like call"},
     {Opt::virtual_clocks, "virtual-clocks", "XSIM_VIRTUAL_CLOCKS", "on|off",
@@ -72,8 +73,8 @@ constexpr OptionDef kOptions[] = {
      "(same virtual times and results)"},
     {Opt::privatize, "privatize", "XSIM_PRIVATIZE", "auto|on|off|copy|map",
      "each virtual rank gets its own globals and statics (auto: when a process holds several ranks and they fit)"},
-    {Opt::privatize_libs, "privatize-libs", "XSIM_PRIVATIZE_LIBS", "LIB[,LIB...]",
-     "also privatize the globals of these shared libraries (file names, e.g. libfoo.so)"},
+    {Opt::privatize_libs, "privatize-libs", "XSIM_PRIVATIZE_LIBS", "auto|none|LIB[,LIB...]",
+     "also privatize the globals of these shared libraries (file names, e.g. libfoo.so; auto: those that call MPI)"},
     {Opt::large_scale, "large-scale", "XSIM_LARGE_SCALE", "auto|on|off",
      "prefetching and deferred delivery for many ranks per process (same results; auto: from 2048 local ranks)"},
     {Opt::trace, "trace", "XSIM_TRACE", "FILE",
@@ -242,6 +243,7 @@ uint64_t check_stack(uint64_t bytes, const std::string& where) {
 }
 
 uint64_t to_stack(std::string_view v, const std::string& where) {
+  if (v == "auto") return 0;
   try {
     return check_stack(parse_size(v), where);
   } catch (const std::invalid_argument& e) {
@@ -300,6 +302,10 @@ std::vector<std::string> to_lib_list(std::string_view v, const std::string& wher
     if (comma == std::string_view::npos) break;
     at = comma + 1;
   }
+  if (out.size() > 1 && std::find(out.begin(), out.end(), "none") != out.end())
+    fail(where, "\"none\" in " + quoted(v) + " must stand alone; give none, auto, or library file names "
+                "(auto,libfoo.so privatizes libfoo.so and every library that calls MPI)");
+  if (out.size() == 1 && out[0] == "none") out.clear();
   return out;
 }
 
@@ -947,7 +953,7 @@ class TomlLoader {
           if (b < 0) fail(w, "a stack size must not be negative");
           o_.stack_size = check_stack(static_cast<uint64_t>(b), w);
         } else {
-          o_.stack_size = to_stack(str(n, "simulation", k, "a size string such as \"256K\" or an integer byte count"), w);
+          o_.stack_size = to_stack(str(n, "simulation", k, "\"auto\", a size string such as \"256K\" or an integer byte count"), w);
         }
       } else if (k == "poll_cost") {
         o_.poll_cost = time(n, "simulation", k);
@@ -1529,7 +1535,7 @@ std::string help_text() {
       case Opt::config: return "none";
       case Opt::cpu: return d.cpu == CpuModel::scaled ? "scaled" : "none";
       case Opt::cpu_scale: return shortest_double(d.cpu_scale);
-      case Opt::stack: return format_size(d.stack_size);
+      case Opt::stack: return d.stack_size ? format_size(d.stack_size) : "auto";
       case Opt::poll_cost: return format_time(d.poll_cost);
       case Opt::io_lat: return format_time(d.io_latency);
       case Opt::io_bw: return format_bandwidth(d.io_bandwidth_bps);
@@ -1537,7 +1543,7 @@ std::string help_text() {
       case Opt::report: return d.report ? "on" : "off";
       case Opt::coll_replay: return d.coll_replay ? "on" : "off";
       case Opt::privatize: return privatize_name(d.privatize);
-      case Opt::privatize_libs: return "none";
+      case Opt::privatize_libs: return "auto";
       case Opt::large_scale: return large_scale_name(d.large_scale);
       case Opt::trace: return "none (off)";
       case Opt::trace_format: return trace_format_name(d);
@@ -1599,17 +1605,15 @@ std::string to_toml(const Options& o) {
   s += "\n[simulation]\n";
   if (o.np != 0) s += "np = " + std::to_string(o.np) + "\n";
   else s += "# np not set: one virtual rank per native process\n";
-  s += "stack = " + str(format_size(o.stack_size)) + "\n";
+  s += "stack = " + str(o.stack_size ? format_size(o.stack_size) : "auto") + "\n";
   s += "poll_cost = " + str(format_time(o.poll_cost)) + "\n";
   s += std::string("virtual_clocks = ") + (o.virtual_clocks ? "true" : "false") + "\n";
   s += std::string("report = ") + (o.report ? "true" : "false") + "\n";
   s += std::string("coll_replay = ") + (o.coll_replay ? "true" : "false") + "\n";
   s += std::string("privatize = ") + str(privatize_name(o.privatize)) + "\n";
-  if (!o.privatize_libs.empty()) {
-    s += "privatize_libs = [";
-    for (size_t i = 0; i < o.privatize_libs.size(); ++i) s += (i ? ", " : "") + str(o.privatize_libs[i]);
-    s += "]\n";
-  }
+  s += "privatize_libs = [";  // always: [] (none) differs from the default ["auto"]
+  for (size_t i = 0; i < o.privatize_libs.size(); ++i) s += (i ? ", " : "") + str(o.privatize_libs[i]);
+  s += "]\n";
   s += "large_scale = " + str(large_scale_name(o.large_scale)) + "\n";
   s += "\n[output]\n";
   if (!o.trace.empty()) s += "trace = " + str(o.trace) + "\n";

@@ -123,7 +123,7 @@ struct Options {
   NetworkSpec network;                    // -xsim-mn, -xsim-placement / [network]
   CpuModel cpu = CpuModel::scaled;        // -xsim-cpu / [cpu] model
   double cpu_scale = 1.0;                 // -xsim-cpu-scale / [cpu] scale: virtual = host time x scale
-  uint64_t stack_size = 256 * 1024;       // -xsim-stack / [simulation] stack: bytes per virtual rank
+  uint64_t stack_size = 0;  // -xsim-stack / [simulation] stack: bytes per virtual rank; 0: auto (StackPool::auto_size)
   SimTime poll_cost = SimTime::from_ns(100);  // -xsim-poll-cost: virtual time per Test/Iprobe-like call
   // -xsim-virtual-clocks / [simulation] virtual_clocks: a rank's application code reads its virtual time
   // from gettimeofday and clock_gettime (realtime and monotonic clocks), as from MPI_Wtime. Default: on
@@ -137,8 +137,9 @@ struct Options {
   // Default: on
   bool coll_replay = true;
   PrivatizeMode privatize = PrivatizeMode::automatic;  // -xsim-privatize / [simulation] privatize
-  std::vector<std::string> privatize_libs;  // -xsim-privatize-libs / [simulation] privatize_libs: libraries
-                                            // whose globals are privatized too (file names). Default: none
+  // -xsim-privatize-libs / [simulation] privatize_libs: libraries whose globals are privatized too (file
+  // names), "auto" for every library that calls MPI itself; empty: none.
+  std::vector<std::string> privatize_libs{"auto"};
   LargeScaleMode large_scale = LargeScaleMode::automatic;  // -xsim-large-scale / [simulation] large_scale
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   // Observation (docs/observability.md), TOML table [output].

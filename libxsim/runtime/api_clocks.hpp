@@ -1,5 +1,6 @@
 // The libc calls xsim answers for a rank's application code: its clocks (api_clocks.cpp,
-// docs/virtual-clocks.md) and its random numbers (api_random.cpp). Layer: libxsim/runtime (api side).
+// docs/virtual-clocks.md), its random numbers (api_random.cpp) and its getopt scan (api_getopt.cpp).
+// Layer: libxsim/runtime (api side).
 #pragma once
 #include <cstdint>
 
@@ -19,5 +20,9 @@ void app_calls_end();
 // Whether the caller is a rank's application code: between app_calls_begin and app_calls_end, on the
 // simulation's thread, inside a rank and outside any MPI call.
 bool app_code_running();
+
+// [rank] At the start of the current rank's main: its getopt scan starts afresh, as a process's does
+// (api_getopt.cpp).
+void getopt_rank_start();
 
 }  // namespace xsim

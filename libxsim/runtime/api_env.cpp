@@ -31,8 +31,17 @@ XSIM_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provide
     Rank& r = E().current();
     if (r.mpi_initialized) fail(MPI_ERR_OTHER, "MPI_Init_thread called twice");
     r.mpi_initialized = true;
-    // Virtual ranks are fibers of one OS thread: at most MPI_THREAD_FUNNELED is honest.
+    // Virtual ranks are fibers of one OS thread: at most MPI_THREAD_FUNNELED is honest (error_outside_simulation
+    // says why). A program that asks for more is told once per native process; whether it goes on is its choice.
     *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
+    static bool told = false;
+    if (required > MPI_THREAD_FUNNELED && !told) {
+      told = true;
+      std::fprintf(stderr,
+                   "xsim: rank %d asked MPI_Init_thread for %s; xsim provides MPI_THREAD_FUNNELED: only the thread "
+                   "that called MPI_Init may call MPI (see docs/applications.md, \"Threads\")\n",
+                   r.world, required == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_SERIALIZED");
+    }
   });
 }
 

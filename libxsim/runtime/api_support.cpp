@@ -26,7 +26,21 @@ std::string seconds9(SimTime t) {  // as every other message prints a virtual ti
 }
 }  // namespace
 
+thread_local bool t_simulation_thread __attribute__((tls_model("initial-exec"))) = false;
+
 int error_outside_simulation(const char* name) {
+  if (g_engine && !t_simulation_thread) {  // another thread of the application, while the ranks run
+    std::fprintf(stderr,
+                 "xsim: %s called from a thread the application created: xsim provides MPI_THREAD_FUNNELED, "
+                 "only the thread that called MPI_Init may call MPI. The virtual ranks of a native process are "
+                 "fibers of that one thread; a call from another thread would run the simulation engine at the "
+                 "same time as a rank, and with privatized globals no thread could tell whose globals are "
+                 "current. Make the MPI calls from the main thread (e.g. in OpenMP master regions); see "
+                 "docs/applications.md, \"Threads\". The run stops.\n",
+                 name);
+    std::fflush(stderr);
+    native::abort_all(1);
+  }
   std::fprintf(stderr,
                "xsim: %s called outside a virtual rank (before the simulation started, after it ended, or from "
                "a thread the application created); xsim supports MPI calls from the rank's own thread only\n",

@@ -19,6 +19,11 @@
 
 namespace xsim {
 
+// True on the native thread that runs the simulation while it runs (startup.cpp sets it): the virtual ranks
+// are fibers of that one thread, and MPI calls from any other thread are refused (MPI_THREAD_FUNNELED;
+// error_outside_simulation says why). Initial-exec TLS: one load in the call guard.
+extern thread_local bool t_simulation_thread __attribute__((tls_model("initial-exec")));
+
 // An MPI usage error detected inside an entry point: routed once to the communicator's error handler.
 struct MpiErr {
   int code;
@@ -40,7 +45,8 @@ void check_init_state(const char* name);
 template <class F>
 int guarded(const char* name, MPI_Comm comm, F&& body) {
   Engine* e = g_engine;
-  if (!e || !e->in_rank()) return error_outside_simulation(name);
+  if (!e || !e->in_rank() || !t_simulation_thread) [[unlikely]]
+    return error_outside_simulation(name);
   int rc = MPI_SUCCESS;
   try {
     e->mpi_enter();  // may throw: compute time beyond the virtual time range

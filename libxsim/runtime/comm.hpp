@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "getopt_state.hpp"
+
 namespace xsim {
 
 namespace coll {
@@ -74,9 +76,18 @@ struct RankRandom {
   drand48_data d48{};   // the drand48 family: zero, as libc's starts
 };
 
+// A rank's own getopt (api_getopt.cpp): its scan, and, where the public variables are shared by the ranks of
+// the native process, the optind its last call left in them. Made on its first call.
+struct RankGetopt {
+  GetoptState scan;
+  int optind = 1;
+};
+
 struct RankExtra {
   Comm* self = nullptr;
   std::unique_ptr<RankRandom> random;  // libc's rand/random for this rank (api_random.cpp)
+  std::unique_ptr<RankGetopt> getopt;  // libc's getopt for this rank (api_getopt.cpp)
+  std::vector<std::pair<int32_t, int32_t>> funits;  // Fortran units: (the rank's, libgfortran's) (api_funits.cpp)
   std::vector<std::pair<MPI_Comm, MPI_Errhandler>> errhandlers;  // non-default handlers by comm
   std::vector<std::pair<uint64_t, uint32_t>> created;            // comms created from a parent id
   void* bsend_buf = nullptr;

@@ -184,7 +184,8 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   first_local_ = first_rank_of(proc_);
   int64_t nlocal = first_rank_of(proc_ + 1) - first_local_;
   ranks_.resize(static_cast<size_t>(nlocal));
-  stacks_ = std::make_unique<StackPool>(static_cast<size_t>(nlocal), opt.stack_size);
+  stacks_ = std::make_unique<StackPool>(static_cast<size_t>(nlocal),
+                                        StackPool::effective_size(opt.stack_size, static_cast<size_t>(nlocal)));
   min_latency_ = net_->min_latency();
   if (min_latency_ <= SimTime::zero())
     throw std::runtime_error("the network's minimum latency must be positive");

@@ -321,13 +321,69 @@ bool holds_program_variables(const RegionSpec& spec) {
   return holds;
 }
 
+void for_each_import(const char* path, const std::function<void(const char*)>& fn) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  void* map = fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(ElfW(Ehdr)))
+                  ? mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+                  : MAP_FAILED;
+  close(fd);
+  if (map == MAP_FAILED) return;
+  const char* file = static_cast<const char*>(map);
+  const size_t size = static_cast<size_t>(st.st_size);
+  auto in_file = [&](size_t off, size_t len) { return off <= size && len <= size - off; };
+  const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(file);
+  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+      eh->e_shentsize == sizeof(ElfW(Shdr)) && in_file(eh->e_shoff, size_t{eh->e_shnum} * sizeof(ElfW(Shdr)))) {
+    const auto* sh = reinterpret_cast<const ElfW(Shdr)*>(file + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; ++i) {
+      if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
+      const ElfW(Shdr)& strs = sh[sh[i].sh_link];
+      if (!in_file(sh[i].sh_offset, sh[i].sh_size) || !in_file(strs.sh_offset, strs.sh_size)) continue;
+      const auto* syms = reinterpret_cast<const ElfW(Sym)*>(file + sh[i].sh_offset);
+      for (size_t k = 0; k < sh[i].sh_size / sizeof(ElfW(Sym)); ++k) {
+        if (syms[k].st_shndx != SHN_UNDEF || syms[k].st_name == 0 || syms[k].st_name >= strs.sh_size) continue;
+        const char* name = file + strs.sh_offset + syms[k].st_name;
+        if (strnlen(name, strs.sh_size - syms[k].st_name) < strs.sh_size - syms[k].st_name) fn(name);
+      }
+    }
+  }
+  munmap(map, size);
+}
+
+std::vector<std::string> application_libraries() {
+  std::vector<std::string> out;
+  std::vector<LoadedObject> objs = loaded_objects();
+  for (size_t i = 1; i < objs.size(); ++i) {
+    const std::string file = base_name(objs[i].name);
+    if (!file.empty() && !refused_library(file) && file.rfind("mca_", 0) != 0) out.push_back(objs[i].name);
+  }
+  return out;
+}
+
+bool imports_mpi(const std::string& path) {
+  bool found = false;
+  for_each_import(path.c_str(), [&](const char* name) {
+    found = found || !std::strncmp(name, "MPI_", 4) || !std::strncmp(name, "PMPI_", 5) ||
+            !std::strncmp(name, "mpi_", 4) || !std::strncmp(name, "pmpi_", 5);
+  });
+  return found;
+}
+
 std::vector<RegionSpec> find_regions(const std::vector<std::string>& libs) {
   std::vector<LoadedObject> objs = loaded_objects();
   std::vector<RegionSpec> out;
   if (objs.empty()) return out;
   regions_of(objs.front(), "executable", out);
+  std::vector<const LoadedObject*> taken;
+  bool automatic = false;
   for (const std::string& want : libs) {
-    if (want.empty()) continue;
+    if (want.empty() || want == "none") continue;
+    if (want == "auto") {
+      automatic = true;
+      continue;
+    }
     const LoadedObject* hit = nullptr;
     for (size_t i = 1; i < objs.size() && !hit; ++i) {
       std::string file = base_name(objs[i].name);
@@ -341,8 +397,17 @@ std::vector<RegionSpec> find_regions(const std::vector<std::string>& libs) {
     if (refused_library(file))
       throw std::runtime_error("-xsim-privatize-libs: " + file +
                                " cannot be privatized: xsim or the native MPI keep their own state in it");
+    if (std::find(taken.begin(), taken.end(), hit) != taken.end()) continue;
+    taken.push_back(hit);
     regions_of(*hit, hit->name, out);
   }
+  if (automatic)  // every other library that calls MPI itself: its state is per rank, as in a process per rank
+    for (const std::string& path : application_libraries()) {
+      auto same = [&](const LoadedObject* o) { return o->name == path; };
+      if (std::find_if(taken.begin(), taken.end(), same) != taken.end() || !imports_mpi(path)) continue;
+      for (size_t i = 1; i < objs.size(); ++i)
+        if (objs[i].name == path) regions_of(objs[i], path, out);
+    }
   return out;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,18 @@ struct RegionSpec {
 
 // The executable's writable data and TLS, then for each name in `libs` (a loaded library whose file name
 // is or begins with it) the same. Throws std::runtime_error naming the library when one is not loaded or is
-// one xsim itself depends on (libc, the dynamic linker, MPI, libstdc++, ...).
+// one xsim itself depends on (libc, the dynamic linker, MPI, libstdc++, ...). The name "auto" adds every
+// other loaded library that calls MPI itself (imports_mpi) and is not one of those; "none" adds nothing.
 std::vector<RegionSpec> find_regions(const std::vector<std::string>& libs);
+
+// Calls `fn` with the name of each undefined symbol in the dynamic symbol table of the ELF file at `path`
+// (what it imports); nothing when the file cannot be read.
+void for_each_import(const char* path, const std::function<void(const char*)>& fn);
+// Paths of the loaded shared libraries that belong to the application: not xsim's, the native MPI's, its
+// plugins' or the system libraries xsim relies on (those -xsim-privatize-libs refuses).
+std::vector<std::string> application_libraries();
+// Whether the ELF file at `path` imports MPI functions (C: MPI_*, PMPI_*; Fortran: mpi_*, pmpi_*).
+bool imports_mpi(const std::string& path);
 
 // Whether `spec` may hold variables of the program's own. Always true for TLS blocks and libraries' data;
 // for the executable's writable data, true unless its symbol table (.symtab of /proc/self/exe) shows only

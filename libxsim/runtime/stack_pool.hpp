@@ -19,6 +19,21 @@ namespace xsim {
 
 class StackPool {
  public:
+  // The stack size of -xsim-stack auto (the default) for `count` stacks in one process. Stacks cost only
+  // the pages a rank touches, but each 2 MiB of address space a rank touches also costs a 4 KiB page-table
+  // page: 8 MiB (Linux's default for a main thread: NetPIPE and other deep callers run as natively) while
+  // the stacks' address space stays within 16 GiB (2,048 ranks), then halving with the rank count down to
+  // 256 KiB (65,536 ranks and more: 8 stacks share a page-table page, as before auto existed).
+  static size_t auto_size(size_t count) {
+    constexpr size_t kMax = size_t{8} << 20, kMin = size_t{256} << 10, kBudget = size_t{16} << 30;
+    size_t s = kMax;
+    while (s > kMin && count * s > kBudget) s /= 2;
+    return s;
+  }
+  // `stack_size` as configured: 0 (auto) becomes auto_size(count).
+  static size_t effective_size(size_t stack_size, size_t count) {
+    return stack_size ? stack_size : auto_size(count);
+  }
   // Reserves `count` stacks of `stack_size` usable bytes each (rounded up to whole pages).
   // Throws std::runtime_error with advice when the reservation or the guard pages cannot be set up.
   StackPool(size_t count, size_t stack_size);

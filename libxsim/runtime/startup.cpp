@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "api_clocks.hpp"
+#include "api_support.hpp"
 #include "comm.hpp"
 #include "engine.hpp"
 #include "host_clock.hpp"
@@ -49,27 +50,11 @@ StartMain g_app_main = nullptr;
 // What glibc runs in place of the executable's constructors (xsim_main runs them later).
 void no_constructors(int, char**, char**) {}
 
-// libc's getopt keeps its scan position in libc's globals (optind, unless the executable refers to it and
-// so holds a privatized copy, and a scan state of its own), which the ranks of a native process share: after
-// the first rank has parsed its options, the next would find none (NetPIPE ran with its defaults on every
-// rank but the first). Each rank starts its main with a fresh scan, as a process would.
-void reset_getopt() {
-  char name[] = "xsim";
-  char* args[] = {name, nullptr};
-  opterr = 0;
-  optind = 0;  // glibc: 0 also resets the scan state (the next character, the permutation bounds)
-  (void)getopt(1, args, "");
-  optind = 1;
-  opterr = 1;
-  optopt = '?';
-  optarg = nullptr;
-}
-
-// Every virtual rank's main: a fresh getopt scan; with privatization on, the executable's constructors
-// first, on the rank's own image, and after main the exit handlers the rank registered (C++ static
-// destructors, atexit).
+// Every virtual rank's main: a getopt scan of its own, from the start (api_getopt.cpp: libc's one scan per
+// process would be shared by the ranks); with privatization on, the executable's constructors first, on the
+// rank's own image, and after main the exit handlers the rank registered (C++ static destructors, atexit).
 int rank_main(int argc, char** argv, char** envp) {
-  reset_getopt();
+  getopt_rank_start();
   privatize::Privatizer* p = privatize::active();
   if (p) privatize::run_constructors(argc, argv, envp);
   int code = g_app_main(argc, argv, envp);
@@ -83,8 +68,8 @@ bool env_true(const char* name) {
   return v && (!std::strcmp(v, "1") || !std::strcmp(v, "on") || !std::strcmp(v, "yes") || !std::strcmp(v, "true"));
 }
 
-// What the executable imports from MPI: an initialisation function (C or Fortran), and whether it uses
-// the mpi_f08 bindings (mpi_*_f08*: MPICH's and Open MPI's), which call the native PMPI_* functions past xsim.
+// What the executable (or a library of the application's) imports from MPI: an initialisation function (C or
+// Fortran), and whether it uses the mpi_f08 bindings (mpi_*_f08*: MPICH's and Open MPI's), which call the native PMPI_* functions past xsim.
 struct MpiImports {
   bool init = false;
   bool f08 = false;
@@ -92,39 +77,16 @@ struct MpiImports {
 
 MpiImports executable_mpi_imports() {
   MpiImports out;
-  int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return out;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr))) {
-    close(fd);
-    return out;
-  }
-  size_t size = static_cast<size_t>(st.st_size);
-  void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) return out;
-  const char* base = static_cast<const char*>(map);
-  auto eh = reinterpret_cast<const Elf64_Ehdr*>(base);
-  if (std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-      eh->e_shoff + static_cast<size_t>(eh->e_shnum) * sizeof(Elf64_Shdr) <= size) {
-    auto sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
-    for (int i = 0; i < eh->e_shnum; ++i) {
-      if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum) continue;
-      const Elf64_Shdr& strs = sh[sh[i].sh_link];
-      if (sh[i].sh_offset + sh[i].sh_size > size || strs.sh_offset + strs.sh_size > size) continue;
-      auto syms = reinterpret_cast<const Elf64_Sym*>(base + sh[i].sh_offset);
-      size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
-      for (size_t k = 0; k < n; ++k) {
-        if (syms[k].st_shndx != SHN_UNDEF || syms[k].st_name >= strs.sh_size) continue;
-        const char* name = base + strs.sh_offset + syms[k].st_name;
-        if (!std::strncmp(name, "MPI_Init", 8) || !std::strncmp(name, "mpi_init", 8) ||
-            !std::strncmp(name, "MPI_INIT", 8) || !std::strncmp(name, "PMPI_Init", 9))
-          out.init = true;
-        if (!std::strncmp(name, "mpi_", 4) && std::strstr(name, "_f08")) out.f08 = true;
-      }
-    }
-  }
-  munmap(map, size);
+  auto scan = [&out](const char* name) {
+    if (!std::strncmp(name, "MPI_Init", 8) || !std::strncmp(name, "mpi_init", 8) ||
+        !std::strncmp(name, "MPI_INIT", 8) || !std::strncmp(name, "PMPI_Init", 9))
+      out.init = true;
+    if (!std::strncmp(name, "mpi_", 4) && std::strstr(name, "_f08")) out.f08 = true;
+  };
+  privatize::for_each_import("/proc/self/exe", scan);
+  // A program whose library starts MPI for it (ScaLAPACK's testers: BLACS calls MPI_Init) is an MPI program too.
+  if (!out.init)
+    for (const std::string& lib : privatize::application_libraries()) privatize::for_each_import(lib.c_str(), scan);
   return out;
 }
 
@@ -167,8 +129,8 @@ void on_fatal_signal(int sig, siginfo_t* info, void* uctx) {
                  "xsim: stack overflow in rank %lld (stack size %llu KiB). Raise it with -xsim-stack SIZE "
                  "(e.g. -xsim-stack %lluK) or XSIM_STACK.\n",
                  static_cast<long long>(e->world_of_local(slot)),
-                 static_cast<unsigned long long>(e->options().stack_size >> 10),
-                 static_cast<unsigned long long>((e->options().stack_size >> 10) * 4));
+                 static_cast<unsigned long long>(e->stack_size() >> 10),
+                 static_cast<unsigned long long>((e->stack_size() >> 10) * 4));
   } else if (e && e->in_rank()) {
     Rank& r = e->current();
     std::fprintf(stderr, "xsim: rank %d crashed with %s at virtual time %.9f s (address %p); its stack:\n", r.world,
@@ -239,7 +201,8 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
   const char* local = std::getenv("MPI_LOCALNRANKS");
   const uint64_t sharing = local && std::atoll(local) > 0 ? static_cast<uint64_t>(std::atoll(local)) : 1;
   const uint64_t avail = privatize::available_memory() / sharing;
-  const uint64_t base = std::min<uint64_t>(opt.stack_size, kStackTouchedMin) + sizeof(Rank);
+  const uint64_t stack = StackPool::effective_size(opt.stack_size, static_cast<size_t>(nlocal));
+  const uint64_t base = std::min<uint64_t>(stack, kStackTouchedMin) + sizeof(Rank);
   const uint64_t image = want ? privatize::Privatizer::estimate_per_rank(regions, force_copy, force_map) : 0;
   const long double n = static_cast<long double>(nlocal);
   auto fits = [&](uint64_t per_rank) { return n * static_cast<long double>(per_rank) <= static_cast<long double>(avail); };
@@ -273,7 +236,7 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
   }
   error = "native process " + std::to_string(proc) + ": " + std::to_string(nlocal) +
           " virtual ranks do not fit in memory: they need at least " + need(base + image) + " (per rank: " +
-          privatize::human_size(std::min<uint64_t>(opt.stack_size, kStackTouchedMin)) + " of stack, " +
+          privatize::human_size(std::min<uint64_t>(stack, kStackTouchedMin)) + " of stack, " +
           privatize::human_size(sizeof(Rank)) + " of engine state" +
           (want ? ", " + privatize::human_size(image) + " of privatized globals" : std::string()) + "), but only " + have +
           ". Lower -xsim-np or run more native processes" +
@@ -374,9 +337,11 @@ int xsim_main(int argc, char** argv, char** envp) {
     comm_init_world(engine.world_size());
     Observing observing = observe_begin(opt, engine);  // trace, statistics, progress line (observation.hpp)
     app_calls_begin(opt.virtual_clocks);  // the application's clocks and random numbers (api_clocks.hpp)
+    t_simulation_thread = true;           // MPI calls from this thread only (api_support.hpp)
     double t0 = wall_now();
     int run_code = engine.run();
     double wall = wall_now() - t0;
+    t_simulation_thread = false;
     app_calls_end();
     code = run_code != 0 ? run_code : global_exit_code(engine);
     std::fflush(stdout);

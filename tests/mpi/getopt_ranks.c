@@ -1,7 +1,7 @@
-/* getopt_ranks.c - every rank parses its options with getopt (startup.cpp's reset_getopt).
+/* getopt_ranks.c - every rank parses its options with getopt (api_getopt.cpp: a scan of its own per rank).
  *
  * The program never names optind, so getopt's position stays in libc's own variable, which the ranks of
- * a native process share: without a fresh scan per rank, every rank after the first found no options.
+ * a native process share: without a scan of its own per rank, every rank after the first found no options.
  * Each rank parses "-n N -v FILE", checks that it got the values and the operand, and reports them in rank
  * order (rank_log.h); all ranks must agree, for any number of native processes. Exits 1 if a rank
  * parsed something else.

@@ -100,7 +100,8 @@ TEST(Options, Defaults) {
   EXPECT_EQ(o.network, network_preset("ethernet"));
   EXPECT_EQ(o.cpu, CpuModel::scaled);
   EXPECT_EQ(o.cpu_scale, 1.0);
-  EXPECT_EQ(o.stack_size, 256u * 1024);
+  EXPECT_EQ(o.stack_size, 0u);  // auto
+  EXPECT_EQ(o.privatize_libs, std::vector<std::string>{"auto"});
   EXPECT_EQ(o.poll_cost.ps(), 100'000);
   EXPECT_TRUE(o.report);
   EXPECT_FALSE(o.print_config);
@@ -296,6 +297,7 @@ TEST(Options, StackBounds) {
   EXPECT_HAS(m, "between 16K and 1G");
   EXPECT_HAS(error_of({"app", "-xsim-stack", "2G"}), "out of range");
   EXPECT_EQ(parse({"app", "-xsim-stack", "16K"}).stack_size, 16u * 1024);
+  EXPECT_EQ(parse({"app", "-xsim-stack", "1M", "-xsim-stack", "auto"}).stack_size, 0u);  // auto: StackPool::auto_size
   EXPECT_EQ(parse({"app", "-xsim-stack", "1G"}).stack_size, 1u << 30);
   EXPECT_HAS(error_of({"app", "-xsim-stack", "big"}), "bad size \"big\"");
 }
@@ -570,7 +572,7 @@ TEST(Options, TomlWrongTypes) {
   m = file_error("[cpu]\nscale = \"fast\"\n");
   EXPECT_HAS(m, "F:2:9: [cpu] scale: expected a number, got a string");
   m = file_error("[simulation]\nstack = 1.5\n");
-  EXPECT_HAS(m, "F:2:9: [simulation] stack: expected a size string");
+  EXPECT_HAS(m, "F:2:9: [simulation] stack: expected \"auto\", a size string");
   m = file_error("simulation = 3\n");
   EXPECT_HAS(m, "F:1:14: \"simulation\" must be a table");
 }
@@ -717,7 +719,11 @@ TEST(Options, MissingConfigFile) {
 
 TEST(Options, Privatize) {
   EXPECT_EQ(parse({"app"}).privatize, PrivatizeMode::automatic);
-  EXPECT_TRUE(parse({"app"}).privatize_libs.empty());
+  EXPECT_EQ(parse({"app"}).privatize_libs, std::vector<std::string>{"auto"});
+  EXPECT_TRUE(parse({"app", "-xsim-privatize-libs", "none"}).privatize_libs.empty());
+  EXPECT_EQ(parse({"app", "-xsim-privatize-libs", "auto,libfoo.so"}).privatize_libs,
+            (std::vector<std::string>{"auto", "libfoo.so"}));
+  EXPECT_HAS(error_of({"app", "-xsim-privatize-libs", "none,libfoo.so"}), "\"none\" in \"none,libfoo.so\" must stand alone");
   EXPECT_EQ(parse({"app", "-xsim-privatize=off"}).privatize, PrivatizeMode::off);
   EXPECT_EQ(parse({"app", "-xsim-privatize", "on"}).privatize, PrivatizeMode::on);
   EXPECT_EQ(parse({"app", "-xsim-privatize=yes"}).privatize, PrivatizeMode::on);
@@ -749,7 +755,7 @@ TEST(Options, HelpTextListsEverything) {
   for (const char* s : {"-xsim-np", "XSIM_NP", "-xsim-mn", "XSIM_MN", "-xsim-config", "XSIM_CONFIG", "-xsim-cpu ",
                         "XSIM_CPU]", "-xsim-cpu-scale", "XSIM_CPU_SCALE", "-xsim-stack", "XSIM_STACK",
                         "-xsim-poll-cost", "XSIM_POLL_COST", "-xsim-report", "XSIM_REPORT", "-xsim-print-config",
-                        "XSIM_PRINT_CONFIG", "-xsim-help", "XSIM_HELP", "default: 256 KiB", "default: 100 ns",
+                        "XSIM_PRINT_CONFIG", "-xsim-help", "XSIM_HELP", "auto|SIZE", "default: 100 ns",
                         "-xsim-privatize ", "XSIM_PRIVATIZE]", "-xsim-privatize-libs", "XSIM_PRIVATIZE_LIBS",
                         "default: auto", "docs/privatization.md",
                         "default: scaled", "default: ethernet", "star:N", "25 us", "1 Gbps", "-xsim-placement",
@@ -797,7 +803,8 @@ TEST(Options, ToTomlRoundTrips) {
   }
   std::string t = to_toml(cases[0]);
   EXPECT_HAS(t, "[simulation]\n");
-  EXPECT_HAS(t, "stack = \"256 KiB\"\n");
+  EXPECT_HAS(t, "stack = \"auto\"\n");
+  EXPECT_HAS(t, "privatize_libs = [\"auto\"]\n");
   EXPECT_HAS(t, "[network]\n# inline form: star:lat=25us:bw=1Gbps\npreset = \"ethernet\"\nplacement = \"block\"\n");
   EXPECT_HAS(t, "[[network.level]]\ntopology = \"star\"\n# size not set");
   EXPECT_HAS(t, "latency = \"25 us\"\n");

@@ -274,6 +274,20 @@ TEST(RunQueue, LargeShuffledBucketsComeOutByIndex) {
   }
 }
 
+// -xsim-stack auto: 8 MiB up to 2,048 stacks (16 GiB of address space), halving as the count doubles, and
+// never below 256 KiB (from 65,536 stacks on); an explicit size is used as given.
+TEST(StackPoolLayout, AutoSizeShrinksWithTheRankCount) {
+  constexpr size_t M = size_t{1} << 20, K = size_t{1} << 10;
+  EXPECT_EQ(xsim::StackPool::auto_size(1), 8 * M);
+  EXPECT_EQ(xsim::StackPool::auto_size(2048), 8 * M);
+  EXPECT_EQ(xsim::StackPool::auto_size(2049), 4 * M);
+  EXPECT_EQ(xsim::StackPool::auto_size(16384), 1 * M);
+  EXPECT_EQ(xsim::StackPool::auto_size(65536), 256 * K);
+  EXPECT_EQ(xsim::StackPool::auto_size(2097152), 256 * K);
+  EXPECT_EQ(xsim::StackPool::effective_size(0, 4), 8 * M);
+  EXPECT_EQ(xsim::StackPool::effective_size(64 * K, 4), 64 * K);
+}
+
 TEST(StackPoolLayout, WithoutGuardPagesTheCanarySharesAPageWithTheStackBelow) {
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // More stacks than guard mappings allowed under the default vm.max_map_count: no guard pages.

@@ -1,0 +1,51 @@
+/* thread_calls.c - MPI and application threads (issue 20, docs/applications.md "Threads"). xsim provides
+ * MPI_THREAD_FUNNELED: asked for MPI_THREAD_MULTIPLE, MPI_Init_thread answers FUNNELED (and says so once
+ * on stderr), and the main thread's MPI calls work while other threads of the rank compute. In mode
+ * "foreign" a thread the rank created calls MPI_Comm_rank: xsim must stop the run with a message naming
+ * the call, never let the thread into the engine while a rank runs.
+ *
+ *   thread_calls [foreign]
+ */
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rank_log.h"
+
+static void* work(void* arg) {
+  long* sum = arg;
+  for (long i = 1; i <= 1000; ++i) *sum += i;
+  return NULL;
+}
+
+static void* call_mpi(void* arg) {
+  int* rank = arg;
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  int provided = -1;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int me = 0, np = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  Log lg = {.len = 0};
+  say(&lg, "provided %s\n", provided == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED" : "something else");
+  pthread_t t;
+  long sum = 0;
+  pthread_create(&t, NULL, work, &sum); /* a thread of the rank computes ... */
+  MPI_Barrier(MPI_COMM_WORLD);          /* ... while the main thread calls MPI */
+  pthread_join(t, NULL);
+  say(&lg, "thread computed %ld\n", sum);
+  if (argc > 1 && strcmp(argv[1], "foreign") == 0 && me == 1) {
+    int rank = -1;
+    pthread_create(&t, NULL, call_mpi, &rank);
+    pthread_join(t, NULL);
+    say(&lg, "foreign call returned rank %d\n", rank);
+  }
+  print_all(&lg, me, np);
+  MPI_Finalize();
+  return 0;
+}
