@@ -87,6 +87,7 @@ struct RankExtra {
   Comm* self = nullptr;
   std::unique_ptr<RankRandom> random;  // libc's rand/random for this rank (api_random.cpp)
   std::unique_ptr<RankGetopt> getopt;  // libc's getopt for this rank (api_getopt.cpp)
+  char* strtok_next = nullptr;         // libc's strtok position for this rank (api_strtok.cpp)
   std::vector<std::pair<int32_t, int32_t>> funits;  // Fortran units: (the rank's, libgfortran's) (api_funits.cpp)
   std::vector<std::pair<MPI_Comm, MPI_Errhandler>> errhandlers;  // non-default handlers by comm
   std::vector<std::pair<uint64_t, uint32_t>> created;            // comms created from a parent id

@@ -11,6 +11,8 @@
 #   fortran_cart   `use mpi`: dims_create, cart_create/coords/rank/get/shift/sub, topo_test, cartdim_get
 #   fortran_crash  a fault in a Fortran rank is still named by xsim (libgfortran installs its own handlers)
 #   fortran_clock  system_clock reads the rank's virtual time (docs/virtual-clocks.md)
+#   fortran_units  each rank's Fortran units are its own: unit 10 on a file per rank, an implicit open, INQUIRE;
+#                  one rank's CLOSE(6) leaves stdout to the others (docs/privatization.md)
 #   fortran_conventions  what xsim's own bindings (fortran/) convert: 1-based Waitany/Waitsome indices, status
 #                  arrays, LOGICAL flags, CHARACTER padding, a Fortran error handler, Alltoallw's datatype
 #                  arrays, window attributes by value, MPI_UNWEIGHTED; an unsupported function stops by name
@@ -19,7 +21,7 @@
 # -fallow-argument-mismatch with gfortran >= 10.
 set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
 
-foreach(t p2p coll types comm abort cart crash conventions clock)
+foreach(t p2p coll types comm abort cart crash conventions clock units)
   add_executable(fortran_${t} fortran_${t}.f90)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -44,7 +46,7 @@ if(XSIM_SANITIZE)  # its faults are on purpose (see crash in CMakeLists.txt)
   target_compile_options(fortran_crash PRIVATE -fno-sanitize=all)
 endif()
 # binaries that know nothing of xsim, for LD_PRELOAD runs
-foreach(t p2p types)
+foreach(t p2p types units)
   add_executable(fortran_${t}_plain fortran_${t}.f90)
   target_link_libraries(fortran_${t}_plain PRIVATE fortran_test_util MPI::MPI_Fortran)
   target_compile_options(fortran_${t}_plain PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -85,3 +87,18 @@ xsim_mpi_test(fortran_unsupported_named ${RUN} expect-fail 2 nonzero
 # system_clock against MPI_Wtime around a barrier (8 ranks: 3 rounds of empty messages, 50 us each)
 xsim_mpi_test(fortran_clock ${RUN} expect-stdout 1 "^rank 7: system_clock +0\\.000150000 s, MPI_Wtime +0\\.000150000 s: the same" --
   $<TARGET_FILE:fortran_clock> -xsim-np 8 ${NONE})
+# Each rank's own units (api_funits.cpp), 4 ranks in one, two or four native processes (one rank alone in its
+# process gets libgfortran's numbers as they are; its CLOSE(6) does nothing all the same). Each test runs in a
+# folder of its own in the build tree (the program writes and deletes its files in the current directory).
+xsim_mpi_test(fortran_units ${RUN} same "1 2 4" -- $<TARGET_FILE:fortran_units> -xsim-np 4 ${NONE})
+# rank 0 prints last, after the other three ranks' CLOSE(6), and finds no fort.6 (where their lines would be)
+xsim_mpi_test(fortran_units_stdout ${RUN} expect-stdout 1
+  "^rank 0: final line, after 3 CLOSE\\(6\\) by other ranks, no fort\\.6$" --
+  $<TARGET_FILE:fortran_units> -xsim-np 4 ${NONE})
+xsim_mpi_test(fortran_units_preload ${RUN} expect-stdout 2
+  "^rank 0: final line, after 3 CLOSE\\(6\\) by other ranks, no fort\\.6$" --
+  ${PRELOAD} $<TARGET_FILE:fortran_units_plain> -xsim-np 4 ${NONE})
+foreach(t fortran_units fortran_units_stdout fortran_units_preload)
+  file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${t}.d)
+  set_tests_properties(${t} PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${t}.d)
+endforeach()
