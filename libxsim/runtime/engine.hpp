@@ -422,10 +422,13 @@ class Engine {
   // The arrival of a message from local rank `r` to `dst` leaving at virtual time `now` with network arrival
   // `t`, after every earlier message of the pair (send()'s FIFO rule; updates r's record of recent sends).
   SimTime fifo_arrival_at(Rank& r, int32_t dst, SimTime now, SimTime t) {
-    // Messages between one pair never overtake each other. Only sends whose arrival is later than anything
-    // a new send could achieve (now + minimum latency) are remembered, so the list stays tiny.
-    SimTime horizon = now + min_latency_;
-    auto& rec = r.recent;
+    return fifo_clamp(r.recent, dst, now + min_latency_, t);
+  }
+  // The per-pair FIFO rule on a sender's list of recent sends: a message to `dst` that would arrive at `t`
+  // arrives no earlier than the sender's earlier messages to `dst`. Messages between one pair never overtake
+  // each other. Only sends whose arrival is later than anything a new send could achieve (`horizon`: now +
+  // minimum latency) are remembered, so the list stays tiny.
+  static SimTime fifo_clamp(SmallVec<Rank::RecentSend, 2>& rec, int32_t dst, SimTime horizon, SimTime t) {
     size_t k = 0;
     for (size_t i = 0; i < rec.size(); ++i) {
       if (rec[i].t_arrive <= horizon) continue;
@@ -436,12 +439,14 @@ class Engine {
     if (t > horizon) rec.push_back({dst, t});
     return t;
   }
-  // Counts a replayed data message of `bytes` sent by local rank `r` (statistics, report, send order).
-  void count_replayed_send(Rank& r, uint64_t bytes) {
-    ++r.stats.messages;
+  SimTime min_latency() const { return min_latency_; }
+  // Counts `messages` replayed data messages of `bytes` in all sent by local rank `r` (statistics, report,
+  // send order).
+  void count_replayed_sends(Rank& r, uint64_t messages, uint64_t bytes) {
+    r.stats.messages += messages;
     r.stats.bytes += bytes;
-    ++r.send_seq;
-    ++messages_sent_;
+    r.send_seq += messages;
+    messages_sent_ += messages;
   }
   // Makes local rank `r`'s globals current (privatization), for code run on its behalf from another
   // rank's fiber (user-defined reduction operations); enter_globals(current()) restores.
