@@ -1,6 +1,10 @@
-# xsim_config: options, TOML configuration, presets, network + placement (options.*, network_config.*).
+# xsim_config: options (options.*: the option table; config_util.*, config_toml.hpp: text and TOML helpers),
+# network specs (network_spec.*: presets and inline form, network_keys.hpp; network_toml.cpp: TOML form),
+# network + placement (network_config.*).
 # Needs the targets xsim_common and xsim_netmodel and PkgConfig::TOMLPP; no MPI. Included by
 # libxsim/CMakeLists.txt and by the fuzz project tests/fuzz/CMakeLists.txt.
-add_library(xsim_config STATIC ${CMAKE_CURRENT_LIST_DIR}/options.cpp ${CMAKE_CURRENT_LIST_DIR}/network_config.cpp)
+add_library(xsim_config STATIC ${CMAKE_CURRENT_LIST_DIR}/options.cpp ${CMAKE_CURRENT_LIST_DIR}/config_util.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/network_spec.cpp ${CMAKE_CURRENT_LIST_DIR}/network_toml.cpp
+            ${CMAKE_CURRENT_LIST_DIR}/network_config.cpp)
 target_include_directories(xsim_config PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(xsim_config PUBLIC xsim_common xsim_netmodel PRIVATE PkgConfig::TOMLPP)

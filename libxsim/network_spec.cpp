@@ -1,0 +1,545 @@
+// Network specs: the level key table, the inline grammar (-xsim-mn), the presets and the inline form's
+// printer (see network_spec.hpp, network_keys.hpp and docs/network-config.md).
+#include "network_spec.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config_util.hpp"
+#include "network_config.hpp"
+#include "network_keys.hpp"
+#include "xsim/netmodel/dragonfly.hpp"
+#include "xsim/netmodel/network.hpp"
+#include "xsim/units.hpp"
+
+namespace xsim::cfg {
+namespace {
+
+constexpr const char* kTopologies[] = {"star", "ring", "mesh", "torus", "twistedtorus", "tree", "dragonfly",
+                                       "fattree"};  // order = TopoBit
+
+constexpr LevelKey kLevelKeys[] = {
+    {"size", nullptr, Kind::int_list, kStar | kRing | kGrid | kTree},
+    {"endpoints", "n", Kind::integer, kStar | kRing | kTree},
+    {"dims", nullptr, Kind::integer, kGrid},
+    {"wrap", nullptr, Kind::int_list, kTorus | kTwisted},
+    {"degree", nullptr, Kind::integer, kTwisted},
+    {"jump", nullptr, Kind::int_list, kTwisted},
+    {"uni", nullptr, Kind::boolean, kRing},
+    {"k", nullptr, Kind::integer, kTree},
+    {"depth", nullptr, Kind::integer, kTree},
+    {"p", nullptr, Kind::integer, kDragonfly},
+    {"a", nullptr, Kind::integer, kDragonfly},
+    {"h", nullptr, Kind::integer, kDragonfly},
+    {"g", nullptr, Kind::integer, kDragonfly},
+    {"columns", "cols", Kind::integer, kDragonfly},
+    {"routing", nullptr, Kind::text, kDragonfly},
+    {"m", nullptr, Kind::integer, kFatTree},
+    {"n", nullptr, Kind::integer, kFatTree},
+    {"latency", "lat", Kind::time, kAllTopologies},
+    {"bandwidth", "bw", Kind::bandwidth, kAllTopologies},
+    {"terminal_latency", "tlat", Kind::time, kDragonfly},
+    {"terminal_bandwidth", "tbw", Kind::bandwidth, kDragonfly},
+    {"local_latency", "llat", Kind::time, kDragonfly},
+    {"local_bandwidth", "lbw", Kind::bandwidth, kDragonfly},
+    {"global_latency", "glat", Kind::time, kDragonfly},
+    {"global_bandwidth", "gbw", Kind::bandwidth, kDragonfly},
+};
+
+SimTime check_latency(SimTime t, const std::string& where) {
+  if (t <= SimTime::zero())
+    fail(where, "link latency is " + format_time(t) +
+                    "; the simulator needs a positive link latency (it is the lookahead), e.g. 25us");
+  if (t.ps() > std::numeric_limits<int64_t>::max() / 4)
+    fail(where, "link latency " + format_time(t) + " is too large; give at most a few days");
+  return t;
+}
+
+// "8x8x8", "8,8,8" or "8" -> {8, 8, 8}.
+std::vector<int64_t> parse_int_list(std::string_view v, const std::string& where, const std::string& what,
+                                    int64_t lo, int64_t hi) {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= v.size(); ++i) {
+    if (i == v.size() || v[i] == 'x' || v[i] == 'X' || v[i] == ',') {
+      std::string_view item = v.substr(start, i - start);
+      if (item.empty())
+        fail(where, what + " " + quoted(v) + " has an empty entry; give integers separated by 'x' or ','");
+      out.push_back(parse_int(item, where, what, lo, hi));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> topology_names() { return {std::begin(kTopologies), std::end(kTopologies)}; }
+
+unsigned topo_bit(std::string_view t) {
+  for (size_t i = 0; i < std::size(kTopologies); ++i)
+    if (t == kTopologies[i]) return 1u << i;
+  return 0;
+}
+
+std::string canonical_topology(std::string_view t) {
+  if (t == "twisted-torus" || t == "twisted_torus") return "twistedtorus";
+  if (t == "fat-tree" || t == "fat_tree") return "fattree";
+  return std::string(t);
+}
+
+bool is_preset(std::string_view name) {
+  for (const auto& p : network_preset_names())
+    if (name == p) return true;
+  return false;
+}
+
+const LevelKey* find_level_key(std::string_view name, const std::string& topology, bool inline_form) {
+  unsigned bit = topo_bit(topology);
+  for (const auto& k : kLevelKeys)
+    if ((k.topologies & bit) && (name == k.name || (inline_form && k.alias && name == k.alias))) return &k;
+  return nullptr;
+}
+
+bool is_level_key_anywhere(std::string_view name, bool inline_form) {
+  for (const auto& k : kLevelKeys)
+    if (name == k.name || (inline_form && k.alias && name == k.alias)) return true;
+  return false;
+}
+
+std::vector<std::string> level_key_names(const std::string& topology, bool inline_form) {
+  std::vector<std::string> v;
+  unsigned bit = topo_bit(topology);
+  for (const auto& k : kLevelKeys)
+    if (k.topologies & bit) {
+      if (inline_form && k.alias) v.emplace_back(k.alias);
+      else v.emplace_back(k.name);
+    }
+  return v;
+}
+
+std::string set_level_key(NetworkLevel& lv, const LevelKey& key, std::string_view v, const std::string& where) {
+  const std::string_view name = key.name;
+  const std::string& t = lv.topology;
+  const bool star_or_ring = t == "star" || t == "ring";
+  auto integer = [&](int64_t lo, int64_t hi) { return parse_int(v, where, std::string(name), lo, hi); };
+  if (name == "size" || (name == "endpoints" && star_or_ring)) {
+    std::vector<int64_t> s = parse_int_list(v, where, t == "tree" ? "tree arity" : star_or_ring ? "endpoint count" : "size", t == "tree" ? 2 : 1,
+                                            kMaxRanks);
+    if ((star_or_ring || t == "tree") && s.size() != 1)
+      fail(where, "the size of a " + t + " is one number (" +
+                      (t == "tree" ? std::string("its arity k") : std::string("its endpoint count")) + "), got " +
+                      quoted(v));
+    if (name == "endpoints" && star_or_ring) {
+      lv.size = s;
+      return "size";
+    }
+    if (t == "tree") {
+      lv.k = static_cast<int>(s[0]);
+      return "k";
+    }
+    lv.size = s;
+    return "size";
+  }
+  if (name == "endpoints") {
+    lv.endpoints = integer(1, kMaxRanks);
+  } else if (name == "dims") {
+    lv.dims = static_cast<int>(integer(1, 16));
+  } else if (name == "wrap") {
+    lv.wrap.clear();
+    for (int64_t x : parse_int_list(v, where, "wrap entry", 0, 1)) lv.wrap.push_back(static_cast<int>(x));
+  } else if (name == "degree") {
+    lv.degree = static_cast<int>(integer(0, 15));
+  } else if (name == "jump") {
+    lv.jump.clear();
+    for (int64_t x : parse_int_list(v, where, "jump entry", -kMaxRanks, kMaxRanks))
+      lv.jump.push_back(static_cast<int>(x));
+  } else if (name == "uni") {
+    lv.uni = to_bool(v, where);
+  } else if (name == "k") {
+    lv.k = static_cast<int>(integer(2, kMaxRanks));
+  } else if (name == "depth") {
+    lv.depth = static_cast<int>(integer(1, 31));
+  } else if (name == "p") {
+    lv.p = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "a") {
+    lv.a = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "h") {
+    lv.h = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "g") {
+    lv.g = static_cast<int>(integer(1, kMaxRanks));
+  } else if (name == "columns") {
+    lv.columns = static_cast<int>(integer(0, kMaxRanks));
+  } else if (name == "routing") {
+    if (v == "min" || v == "minimal") lv.routing = "minimal";
+    else if (v == "val" || v == "valiant") lv.routing = "valiant";
+    else fail(where, "unknown dragonfly routing " + quoted(v) + "; give minimal (min) or valiant (val)");
+  } else if (name == "m") {
+    int64_t m = integer(2, 1 << 20);
+    if (m % 2) fail(where, "the fat tree's switch port count m must be even (got " + std::to_string(m) + ")");
+    lv.m = static_cast<int>(m);
+  } else if (name == "n") {
+    lv.n = static_cast<int>(integer(1, 32));
+  } else if (key.kind == Kind::time) {
+    SimTime x = check_latency(to_time(v, where), where);
+    if (name == "latency") lv.latency = x;
+    else if (name == "terminal_latency") lv.terminal_latency = x;
+    else if (name == "local_latency") lv.local_latency = x;
+    else lv.global_latency = x;
+  } else if (key.kind == Kind::bandwidth) {
+    uint64_t x = to_bandwidth(v, where);
+    if (name == "bandwidth") lv.bandwidth_bps = x;
+    else if (name == "terminal_bandwidth") lv.terminal_bandwidth_bps = x;
+    else if (name == "local_bandwidth") lv.local_bandwidth_bps = x;
+    else lv.global_bandwidth_bps = x;
+  }
+  return std::string(name);
+}
+
+void validate_level(const NetworkLevel& lv, const std::string& where) {
+  const std::string& t = lv.topology;
+  if (topo_bit(t) & kGrid) {
+    size_t d = grid_dims(lv);
+    if (!lv.size.empty() && lv.dims > 0 && static_cast<size_t>(lv.dims) != lv.size.size())
+      fail(where, "dims=" + std::to_string(lv.dims) + " does not match the size " + join_ints(lv.size, "x") +
+                      " (" + std::to_string(lv.size.size()) + " dimensions); give one of them");
+    if (!lv.wrap.empty() && lv.wrap.size() != d)
+      fail(where, "wrap has " + std::to_string(lv.wrap.size()) + " entries but the " + t + " has " +
+                      std::to_string(d) + " dimensions; give one 0/1 per dimension");
+    if (!lv.jump.empty() && lv.jump.size() != d)
+      fail(where, "jump has " + std::to_string(lv.jump.size()) + " entries but the " + t + " has " +
+                      std::to_string(d) + " dimensions; give one per dimension");
+    if (t == "twistedtorus" && static_cast<size_t>(lv.degree) >= d)
+      fail(where, "the toroidal degree must be below the number of dimensions (" + std::to_string(d) +
+                      "), got degree=" + std::to_string(lv.degree));
+  }
+  if (t == "tree" && lv.depth > 0 && lv.endpoints > 0)
+    fail(where, "give the tree's depth or its endpoint count, not both");
+  if (t == "tree" && lv.depth > 0) {
+    int64_t leaves = 1;
+    for (int i = 0; i < lv.depth; ++i)
+      if ((leaves *= lv.k) > kMaxRanks)
+        fail(where, "a " + std::to_string(lv.k) + "-ary tree of depth " + std::to_string(lv.depth) +
+                        " has more than 2^31-1 leaves; give a smaller depth");
+  }
+  if (level_size_derived(lv)) return;
+  try {
+    (void)build_level(lv);
+  } catch (const std::invalid_argument& e) {
+    fail(where, e.what());
+  } catch (const ConfigError& e) {
+    fail(where, e.what());
+  }
+}
+
+}  // namespace xsim::cfg
+
+namespace xsim {
+using namespace cfg;
+namespace {
+
+std::string compact(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  return s;
+}
+
+std::vector<std::string> split_levels(std::string_view spec) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < spec.size(); ++i) {
+    char c = spec[i];
+    // "/s" at the end of a field is part of a unit ("2GB/s", "8 Gbit/s"), not a level separator.
+    if (c == '/' && !(i + 1 < spec.size() && spec[i + 1] == 's' &&
+                      (i + 2 == spec.size() || spec[i + 2] == ':' || spec[i + 2] == '/'))) {
+      out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<std::string_view> split_fields(std::string_view s) {
+  std::vector<std::string_view> fields;
+  for (;;) {
+    size_t c = s.find(':');
+    fields.push_back(s.substr(0, c));
+    if (c == std::string_view::npos) break;
+    s.remove_prefix(c + 1);
+  }
+  return fields;
+}
+
+bool looks_like_size(std::string_view f) {
+  return !f.empty() && std::all_of(f.begin(), f.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == 'x' || c == 'X' || c == ',' || c == '-' || c == '+';
+  }) && f.front() != 'x' && f.front() != 'X';
+}
+
+std::string inline_time(SimTime t) { return compact(format_time(t)); }
+std::string inline_bw(uint64_t b) { return compact(format_bandwidth(b)); }
+
+}  // namespace
+
+std::vector<std::string> network_preset_names() {
+  return {"none", "ethernet", "multicore-ethernet", "mesh2d", "mesh3d-dualcore", "torus3d-dualcore",
+          "twistedtorus3d-dualcore", "aries"};
+}
+
+NetworkSpec network_preset(const std::string& name) {
+  auto level = [](const char* topology, SimTime lat, uint64_t bw) {
+    NetworkLevel lv;
+    lv.topology = topology;
+    lv.latency = lat;
+    lv.bandwidth_bps = bw;
+    return lv;
+  };
+  const SimTime us25 = SimTime::from_ns(25'000), us7 = SimTime::from_ns(7'000), us032 = SimTime::from_ns(320);
+  NetworkSpec ns;
+  ns.preset = name;
+  if (name == "none") {
+    // Communication practically free: 2 ps per message plus 8 ps per MB; latency stays > 0 (lookahead).
+    ns.levels = {level("star", SimTime::from_ps(1), 1'000'000'000'000'000'000ull)};
+  } else if (name == "ethernet") {
+    ns.levels = {level("star", us25, 1'000'000'000)};
+  } else if (name == "multicore-ethernet") {
+    NetworkLevel chip = level("star", us032, 12'000'000'000);
+    chip.size = {8};
+    ns.levels = {level("star", us25, 1'000'000'000), chip};
+  } else if (name == "mesh2d") {
+    NetworkLevel mesh = level("mesh", us7, 8'800'000'000);
+    mesh.dims = 2;
+    ns.levels = {mesh};
+  } else if (name == "mesh3d-dualcore" || name == "torus3d-dualcore" || name == "twistedtorus3d-dualcore") {
+    NetworkLevel sys = level(name == "mesh3d-dualcore" ? "mesh" : name == "torus3d-dualcore" ? "torus" : "twistedtorus",
+                             us7, 8'800'000'000);
+    sys.dims = 3;
+    NetworkLevel chip = level("star", us032, 9'600'000'000);
+    chip.size = {2};
+    ns.levels = {sys, chip};
+  } else if (name == "aries") {
+    net::DragonflyParams a = net::aries_dragonfly_params(1, net::DragonflyRouting::minimal);
+    NetworkLevel lv = level("dragonfly", a.terminal_latency, a.terminal_bandwidth_bps);
+    lv.p = a.p;
+    lv.a = a.a;
+    lv.h = a.h;
+    lv.g = 0;  // sized from the rank count
+    lv.columns = a.local_columns;
+    lv.terminal_latency = a.terminal_latency;
+    lv.terminal_bandwidth_bps = a.terminal_bandwidth_bps;
+    lv.local_latency = a.local_latency;
+    lv.local_bandwidth_bps = a.local_bandwidth_bps;
+    lv.global_latency = a.global_latency;
+    lv.global_bandwidth_bps = a.global_bandwidth_bps;
+    ns.levels = {lv};
+  } else {
+    std::vector<std::string> known = network_preset_names();
+    throw ConfigError("unknown network preset " + quoted(name) + "; known presets: " + join(known) +
+                      suggestion(name, known));
+  }
+  return ns;
+}
+
+NetworkSpec parse_network_inline(const std::string& spec) {
+  const std::string where = "bad network spec " + quoted(spec);
+  const std::string example =
+      " (e.g. star:64:lat=25us:bw=1Gbps, torus:8x8x8/star:2, ethernet:lat=10us; see -xsim-help)";
+  const std::vector<std::string> levels = split_levels(spec);
+  if (levels.size() > static_cast<size_t>(net::Route::kMaxLevels))
+    fail(where, "a network has at most " + std::to_string(net::Route::kMaxLevels) + " levels (got " +
+                    std::to_string(levels.size()) + ")");
+  NetworkSpec ns;
+  ns.preset = "custom";
+  ns.levels.clear();
+  bool os_set = false, or_set = false;
+  auto overhead = [&](std::string_view key, std::string_view val, const std::string& w) {
+    bool send = key == "os" || key == "send_overhead";
+    bool& set = send ? os_set : or_set;
+    if (set) fail(w, std::string(send ? "the send" : "the receive") + " overhead is given twice");
+    set = true;
+    (send ? ns.send_overhead : ns.recv_overhead) = to_time(val, w);
+  };
+  auto is_overhead = [](std::string_view k) {
+    return k == "os" || k == "or" || k == "send_overhead" || k == "recv_overhead";
+  };
+  for (size_t li = 0; li < levels.size(); ++li) {
+    const std::string w =
+        levels.size() > 1 ? where + ", level " + std::to_string(li) + " " + quoted(levels[li]) : where;
+    const std::vector<std::string_view> fields = split_fields(levels[li]);
+    std::string_view head = fields[0];
+    if (head.empty()) {
+      if (levels.size() > 1 && fields.size() == 1) fail(w, "empty level between '/'" + example);
+      fail(w, "it must start with a preset or topology name" + example);
+    }
+    NetworkLevel lv;
+    const std::string topo = canonical_topology(head);
+    if (is_preset(head)) {
+      NetworkSpec p = network_preset(std::string(head));
+      if (p.levels.size() > 1) {
+        std::string expanded = format_network_inline(p);
+        if (levels.size() > 1)
+          fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
+                      " levels; it cannot be one level of a larger network (it is " + expanded + ")");
+        NetworkSpec out = p;
+        bool cores_set = false;
+        for (size_t i = 1; i < fields.size(); ++i) {
+          std::string_view f = fields[i];
+          size_t eq = f.find('=');
+          std::string_view key = eq == std::string_view::npos ? f : f.substr(0, eq);
+          std::string_view val = eq == std::string_view::npos ? std::string_view{} : f.substr(eq + 1);
+          if (f.empty()) fail(w, "empty field after ':'" + example);
+          if (key == "cores" && eq != std::string_view::npos) {
+            if (cores_set) fail(w, "cores is given twice");
+            cores_set = true;
+            out.levels.back().size = {parse_int(val, w, "cores", 1, kMaxRanks)};
+          } else if (is_overhead(key) && eq != std::string_view::npos) {
+            overhead(key, val, w);
+          } else {
+            fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
+                        " levels and takes only cores=N (cores per node), os= and or=; to change anything else "
+                        "write the levels out: " + expanded);
+          }
+        }
+        out.send_overhead = ns.send_overhead;
+        out.recv_overhead = ns.recv_overhead;
+        return out;
+      }
+      lv = p.levels[0];
+      if (levels.size() == 1) ns.preset = std::string(head);
+    } else if (topo_bit(topo)) {
+      lv.topology = topo;
+    } else {
+      std::vector<std::string> known = network_preset_names();
+      const std::vector<std::string> topologies = topology_names();
+      known.insert(known.end(), topologies.begin(), topologies.end());
+      fail(w, "unknown network " + quoted(head) + "; known presets: " + join(network_preset_names()) +
+                  "; known topologies: " + join(topologies) + suggestion(head, known) + example);
+    }
+    const std::string& t = lv.topology;
+    std::vector<std::string> seen;
+    auto mark = [&](const std::string& slot, std::string_view shown) {
+      if (std::find(seen.begin(), seen.end(), slot) != seen.end())
+        fail(w, (slot == "size" && (t == "star" || t == "ring") ? std::string("the endpoint count")
+                                                                   : quoted(shown)) + " is given twice");
+      seen.push_back(slot);
+    };
+    const std::string keys_of = "; keys of a " + t + " level: " + join(level_key_names(t, true)) +
+                                ", os (send overhead), or (receive overhead)";
+    for (size_t i = 1; i < fields.size(); ++i) {
+      std::string_view f = fields[i];
+      if (f.empty()) fail(w, "empty field after ':'" + example);
+      size_t eq = f.find('=');
+      if (eq == std::string_view::npos) {
+        if (f == "uni" && t == "ring") {
+          mark("uni", f);
+          lv.uni = true;
+        } else if (looks_like_size(f) && (topo_bit(t) & (kStar | kRing | kGrid | kTree))) {
+          mark(set_level_key(lv, *find_level_key("size", t, true), f, w), "size");
+        } else {
+          std::string expect = (topo_bit(t) & (kStar | kRing)) ? "an endpoint count"
+                               : t == "tree"                   ? "the tree's arity"
+                               : (topo_bit(t) & kGrid)         ? "a size such as 8x8"
+                                                               : "";
+          fail(w, "field " + quoted(f) + " is neither " + (expect.empty() ? "" : expect + " nor ") + "key=value" +
+                      keys_of);
+        }
+        continue;
+      }
+      std::string_view key = f.substr(0, eq), val = f.substr(eq + 1);
+      if (is_overhead(key)) {
+        overhead(key, val, w);
+        continue;
+      }
+      const LevelKey* k = find_level_key(key, t, true);
+      if (!k) {
+        std::vector<std::string> known = level_key_names(t, true), long_names = level_key_names(t, false);
+        known.insert(known.end(), long_names.begin(), long_names.end());  // both spellings are accepted inline
+        known.insert(known.end(), {"os", "or"});
+        std::string why = is_level_key_anywhere(key, true) ? "key " + quoted(key) + " does not apply to a " + t + " level"
+                                                           : "unknown key " + quoted(key) + " for a " + t + " level";
+        fail(w, why + keys_of + suggestion(key, known));
+      }
+      mark(set_level_key(lv, *k, val, w), key);
+    }
+    validate_level(lv, w);
+    ns.levels.push_back(std::move(lv));
+  }
+  return ns;
+}
+
+
+std::string format_network_level(const NetworkLevel& lv, bool with_links) {
+  const std::string& t = lv.topology;
+  std::string s = t;
+  unsigned bit = topo_bit(t);
+  if (bit & (kStar | kRing)) {
+    if (!lv.size.empty()) s += ":" + std::to_string(lv.size[0]);
+    if (lv.uni) s += ":uni";
+  } else if (bit & kGrid) {
+    if (!lv.size.empty()) s += ":" + join_ints(lv.size, "x");
+    else if (lv.dims > 0) s += ":dims=" + std::to_string(lv.dims);
+    if (!lv.wrap.empty()) s += ":wrap=" + join_ints(lv.wrap, ",");
+    if (t == "twistedtorus" && lv.degree != 1) s += ":degree=" + std::to_string(lv.degree);
+    if (!lv.jump.empty()) s += ":jump=" + join_ints(lv.jump, ",");
+  } else if (t == "tree") {
+    s += ":" + std::to_string(lv.k);
+    if (lv.depth > 0) s += ":depth=" + std::to_string(lv.depth);
+    if (lv.endpoints > 0) s += ":n=" + std::to_string(lv.endpoints);
+  } else if (t == "dragonfly") {
+    s += ":p=" + std::to_string(lv.p) + ":a=" + std::to_string(lv.a) + ":h=" + std::to_string(lv.h);
+    if (lv.g > 0) s += ":g=" + std::to_string(lv.g);
+    if (lv.columns > 0) s += ":cols=" + std::to_string(lv.columns);
+    if (lv.routing != "minimal") s += ":routing=" + lv.routing;
+  } else if (t == "fattree") {
+    s += ":m=" + std::to_string(lv.m) + ":n=" + std::to_string(lv.n);
+  }
+  if (with_links) {
+    s += ":lat=" + inline_time(lv.latency) + ":bw=" + inline_bw(lv.bandwidth_bps);
+    if (t == "dragonfly") {
+      if (lv.terminal_latency != SimTime::zero()) s += ":tlat=" + inline_time(lv.terminal_latency);
+      if (lv.terminal_bandwidth_bps) s += ":tbw=" + inline_bw(lv.terminal_bandwidth_bps);
+      if (lv.local_latency != SimTime::zero()) s += ":llat=" + inline_time(lv.local_latency);
+      if (lv.local_bandwidth_bps) s += ":lbw=" + inline_bw(lv.local_bandwidth_bps);
+      if (lv.global_latency != SimTime::zero()) s += ":glat=" + inline_time(lv.global_latency);
+      if (lv.global_bandwidth_bps) s += ":gbw=" + inline_bw(lv.global_bandwidth_bps);
+    }
+  }
+  return s;
+}
+
+std::string format_network_inline(const NetworkSpec& spec, bool with_links) {
+  std::string s;
+  for (size_t i = 0; i < spec.levels.size(); ++i) s += (i ? "/" : "") + format_network_level(spec.levels[i], with_links);
+  if (with_links && spec.send_overhead != SimTime::zero()) s += ":os=" + inline_time(spec.send_overhead);
+  if (with_links && spec.recv_overhead != SimTime::zero()) s += ":or=" + inline_time(spec.recv_overhead);
+  return s;
+}
+
+
+std::string network_spec_help() {
+  return "Network spec (-xsim-mn): levels from the system network inward, separated by '/', each\n"
+         "  TOPOLOGY[:SIZE][:key=value]...   or a preset name with optional :key=value overrides.\n"
+         "  star:N | ring:N[:uni] | mesh:AxB... | torus:AxB...[:wrap=1,0,..] |\n"
+         "  twistedtorus:AxB...[:wrap=..][:degree=G][:jump=J0,J1,..] | tree:K[:depth=D|:n=N] |\n"
+         "  dragonfly:p=P:a=A:h=H[:g=G][:cols=C][:routing=min|valiant][:tlat=..:tbw=..:llat=..:lbw=..:glat=..:gbw=..] |\n"
+         "  fattree:m=M:n=N\n"
+         "  every level: lat=TIME bw=BANDWIDTH (default 1 us and 10 Gbps per link); anywhere: os=TIME or=TIME\n"
+         "  (per-message send/receive overhead, default 0). A level without a size gets ceil(np / the other\n"
+         "  levels' cores) endpoints (mesh/torus: the most square factorisation, dims=D dimensions).\n"
+         "  Examples: star:64:lat=25us:bw=1Gbps  torus:4x4x4:wrap=1,0,1  tree:2:depth=6\n"
+         "            torus:8x8x8:lat=7us:bw=8.8Gbps/star:2:lat=0.32us:bw=9.6Gbps\n"
+         "Presets: none (star 1 ps, 1000000 Tbps), ethernet (star 25 us, 1 Gbps; the default),\n"
+         "  multicore-ethernet[:cores=8] (star 25 us 1 Gbps / star of 8 cores 0.32 us 12 Gbps), mesh2d (2-D mesh\n"
+         "  7 us 8.8 Gbps), mesh3d-dualcore, torus3d-dualcore, twistedtorus3d-dualcore (3-D network 7 us 8.8 Gbps\n"
+         "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly).\n"
+         "Supported topologies: " + join(topology_names()) + ".\n";
+}
+
+}  // namespace xsim

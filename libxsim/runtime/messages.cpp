@@ -1,0 +1,489 @@
+// Engine (engine.hpp), the message path: the message allocator, sends (eager, synchronous, applied), delivery
+// to local ranks (deferred in the large-scale mode) and to other native processes, matching in virtual
+// arrival order, and the request table (receives, waits, tests, probes, cancellation).
+#include "engine.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "copy_bytes.hpp"
+#include "engine_internal.hpp"
+#include "message_wire.hpp"
+#include "native/datatype.hpp"
+#include "native/exchange.hpp"
+#include "observer.hpp"
+#include "privatize.hpp"
+
+namespace xsim {
+
+namespace {
+// Small messages (every control message, collectives on a few elements) come from two free lists instead of
+// malloc: blocks of one cache line (payload up to Message::kLinePayload bytes) and of two (up to 72 bytes).
+// Most simulated messages are small, and a freed block is reused hot by the next send of its size. Blocks
+// are carved 64-byte aligned from slabs, in address order; the lists keep what the peak of messages in
+// flight needed.
+struct FreeBlock {
+  FreeBlock* next;
+};
+constexpr uint64_t kSmallBlock[2] = {64, 128};
+constexpr uint64_t kSmallPayload = kSmallBlock[1] - sizeof(Message);
+constexpr size_t kSlabBytes = size_t{64} << 10;
+FreeBlock* g_free_small[2] = {nullptr, nullptr};
+// Ends the run naming the rank and the call (api_support.hpp's guarded). Out of line: keeps create small.
+[[noreturn, gnu::cold, gnu::noinline]] void message_alloc_failed(uint64_t bytes) {
+  throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
+}
+// Refills free list `c` with a new slab of blocks (first block first); returns its first block.
+[[gnu::noinline]] FreeBlock* refill_small(int c) {
+  char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
+  if (!slab) message_alloc_failed(kSmallBlock[c] - sizeof(Message));
+  for (size_t at = kSlabBytes; at >= kSmallBlock[c]; at -= kSmallBlock[c]) {
+    auto* b = reinterpret_cast<FreeBlock*>(slab + at - kSmallBlock[c]);
+    b->next = g_free_small[c];
+    g_free_small[c] = b;
+  }
+  return g_free_small[c];
+}
+// Message::create, inline into the engine's own sends. The size and the kind (kData) are written as one word.
+[[gnu::always_inline]] inline Message* make_message(uint64_t bytes) {
+  void* p;
+  if (bytes <= kSmallPayload) [[likely]] {
+    const int c = bytes > Message::kLinePayload;
+    FreeBlock* b = g_free_small[c];
+    if (!b) [[unlikely]] b = refill_small(c);
+    g_free_small[c] = b->next;
+    p = b;
+  } else {
+    p = bytes <= Message::kMaxBytes ? std::malloc(sizeof(Message) + bytes) : nullptr;
+    if (!p) [[unlikely]] message_alloc_failed(bytes);
+  }
+  Message* m = static_cast<Message*>(p);
+  m->size_kind = bytes;  // kind kData
+  return m;
+}
+}  // namespace
+
+Message* Message::create(uint64_t bytes) { return make_message(bytes); }
+void Message::destroy(Message* m) {
+  const uint64_t bytes = m->bytes();
+  if (bytes <= kSmallPayload) [[likely]] {
+    const int c = bytes > kLinePayload;
+    auto* b = reinterpret_cast<FreeBlock*>(m);
+    b->next = g_free_small[c];
+    g_free_small[c] = b;
+  } else {
+    std::free(m);
+  }
+}
+
+namespace {
+
+bool matches(const Request& q, const Message* m) {
+  return q.ctx == m->ctx && (q.source == kAnySource || q.source == m->src_in_comm) &&
+         (q.tag == kAnyTag || q.tag == m->tag);
+}
+
+int64_t ack_token(int id, uint32_t gen) { return (static_cast<int64_t>(id) << 32) | gen; }
+
+// Observation hooks (observer.hpp, progress.hpp), out of line and cold: without an observer the hot paths
+// keep only a test of a null pointer, and their own code stays as compact as before.
+[[gnu::noinline, gnu::cold]] void notify_sent(Observer* o, Rank& r, const Message& m) { o->sent(r, m); }
+[[gnu::noinline, gnu::cold]] void notify_received(Observer* o, Rank& r, const Message& m) { o->received(r, m); }
+
+}  // namespace
+
+// ----------------------------------------------------------------------------------------------------
+// Messages
+
+
+void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx,
+                  int src_in_comm, int sync_req) {
+  // The destination's first record line is what the delivery below touches; with many ranks it is often
+  // not cached (random destinations): start loading it now, so the miss overlaps the payload copy and the
+  // latency computation.
+  if (const Rank* d = local_rank(dst)) __builtin_prefetch(d, 1);
+  Rank& r = *current_;
+  const native::TypeFacts type_facts = native::type_facts(type);  // one look-up per message
+  uint64_t bytes = count > 0 ? type_facts.size * static_cast<uint64_t>(count) : 0;
+  Message* m = make_message(bytes);
+  if (bytes) {
+    if (type_facts.contiguous)
+      copy_bytes(m->payload(), buf, bytes);
+    else
+      native::pack(buf, count, type, m->payload());
+  }
+  SimTime latency = message_latency(r.world, dst, bytes);
+  m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
+  m->seq = r.send_seq++;
+  m->ctx = ctx;
+  m->ack_token = sync_req >= 0 ? ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen) : -1;
+  m->src = r.world;
+  m->dst = static_cast<int32_t>(dst);
+  m->src_in_comm = src_in_comm;
+  m->tag = tag;
+  ++r.stats.messages;
+  r.stats.bytes += bytes;
+  ++messages_sent_;
+  if (observer_) [[unlikely]] notify_sent(observer_, r, *m);
+  if (large_scale_ && static_cast<uint64_t>(m->dst - first_local_) < ranks_.size() && m->t_arrive > r.clock) [[likely]]
+    defer_delivery(m);
+  else
+    route(m);
+}
+
+void Engine::defer_delivery(Message* m) {
+  if (m->t_arrive < pending_min_) pending_min_ = m->t_arrive;
+  constexpr unsigned mask = kPending - 1;
+  if (pending_count_ == kPending) {
+    Message* oldest = pending_[pending_head_];
+    pending_[pending_head_] = m;
+    pending_head_ = (pending_head_ + 1) & mask;
+    deliver_local(oldest);
+  } else {
+    pending_[(pending_head_ + pending_count_++) & mask] = m;
+  }
+  // Half-way through the ring: the destination's record, prefetched by that send, is cached; its first
+  // arrival (which push_heap compares with) is not yet.
+  if (pending_count_ > kPending / 2) {
+    const Message* mid = pending_[(pending_head_ + pending_count_ - 1 - kPending / 2) & mask];
+    const Rank& d = ranks_[static_cast<size_t>(mid->dst - first_local_)];
+    if (!d.arrivals.empty()) __builtin_prefetch(d.arrivals.front());
+  }
+}
+
+void Engine::drain_pending() {
+  // The first-arrival prefetch here, in defer_delivery and in prefetch_next stays written out: a shared
+  // static helper made GCC 12 drop it from the first two (check the disassembly when changing them).
+  constexpr unsigned mask = kPending - 1;
+  for (unsigned k = 0; k < pending_count_; ++k) {
+    const Rank& d = ranks_[static_cast<size_t>(pending_[(pending_head_ + k) & mask]->dst - first_local_)];
+    if (!d.arrivals.empty()) __builtin_prefetch(d.arrivals.front());
+  }
+  // pending_ is emptied first: a delivery never defers again, but keep the ring consistent throughout.
+  const unsigned n = pending_count_, head = pending_head_;
+  pending_count_ = 0;
+  pending_head_ = 0;
+  pending_min_ = SimTime::infinity();
+  for (unsigned k = 0; k < n; ++k) deliver_local(pending_[(head + k) & mask]);
+}
+
+void Engine::send_ack(Rank& r, Message* m, SimTime when) {
+  Message* a = make_message(0);
+  a->t_arrive = when + message_latency(r.world, m->src, 0);
+  a->seq = r.send_seq++;
+  a->ctx = m->ctx;
+  a->ack_token = m->ack_token;
+  a->src = r.world;
+  a->dst = m->src;
+  a->src_in_comm = -1;
+  a->tag = 0;
+  a->set_kind(Message::kAck);
+  route(a);
+}
+
+void Engine::route_remote(Message* m) {
+  wire::pack(*exchange_, owner_of(m->dst), *m);
+  if (m->t_arrive < out_min_) out_min_ = m->t_arrive;
+  Message::destroy(m);
+}
+
+void Engine::deliver_local(Message* m) {
+  // A message that arrives no later than the clock at which the current rank was found the earliest (zero
+  // latency: ranks that share a core) may queue a rank or an applied message before it: ask again.
+  if (m->t_arrive <= earliest_clock_) [[unlikely]] forget_earliest();
+  if (m->kind() == Message::kApplied) {
+    applied_.push_back(m);
+    std::push_heap(applied_.begin(), applied_.end(), LaterArrival{});
+    return;
+  }
+  Rank& d = ranks_[static_cast<size_t>(m->dst - first_local_)];
+  if (d.state == RankState::Done) {  // nobody will ever receive it
+    Message::destroy(m);
+    return;
+  }
+  d.arrivals.push_back(m);
+  std::push_heap(d.arrivals.begin(), d.arrivals.end(), LaterArrival{});
+  if (d.state == RankState::Blocked && (!d.queued || m->t_arrive < d.queue_key)) enqueue(d, m->t_arrive);
+}
+
+SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
+  Rank& r = *current_;
+  SimTime latency = message_latency(r.world, dst, model_bytes);
+  m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
+  m->seq = r.send_seq++;
+  m->ack_token = -1;
+  m->src = r.world;
+  m->dst = static_cast<int32_t>(dst);
+  m->set_kind(Message::kApplied);
+  ++r.stats.messages;
+  r.stats.bytes += model_bytes;
+  SimTime t = m->t_arrive;
+  route(m);
+  return t;
+}
+
+SimTime Engine::send_applied_from(Message* m, int64_t src, int64_t dst, SimTime t, uint64_t model_bytes) {
+  m->t_arrive = t + message_latency(src, dst, model_bytes);
+  // After every message the rank itself sends at the same time: hooks run in an order that does not
+  // depend on N, but their count here does (other processes' hooks), so they never tie with rank sends.
+  m->seq = (1ull << 63) | applied_seq_++;
+  m->ack_token = -1;
+  m->src = static_cast<int32_t>(src);
+  m->dst = static_cast<int32_t>(dst);
+  m->set_kind(Message::kApplied);
+  SimTime arrive = m->t_arrive;
+  route(m);
+  return arrive;
+}
+
+void Engine::enter_globals(const Rank& r) {
+  if (priv_) priv_->enter(static_cast<size_t>(r.index));
+}
+
+void Engine::wake(int64_t world, SimTime t) {
+  forget_earliest();  // a hook's or a collective's wake-up may queue a rank at or before the current clock
+  Rank* r = local_rank(world);
+  if (!r || r->state != RankState::Blocked) return;
+  if (!r->queued || t < r->queue_key) enqueue(*r, t);
+}
+
+void Engine::apply_next() {
+  std::pop_heap(applied_.begin(), applied_.end(), LaterArrival{});
+  Message* m = applied_.back();
+  applied_.pop_back();
+  Rank* d = local_rank(m->dst);
+  if (priv_ && d) priv_->enter(static_cast<size_t>(d->index));  // the memory it touches is that rank's
+  AppliedHook hook = m->src_in_comm >= 0 && m->src_in_comm < kAppliedFamilies ? applied_hooks_[m->src_in_comm]
+                                                                              : nullptr;
+  if (hook)
+    hook(m);
+  else
+    Message::destroy(m);
+}
+
+void Engine::process_due_arrivals(Rank& r, SimTime upto) {
+  while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
+    std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
+    Message* m = r.arrivals.back();
+    r.arrivals.pop_back();
+    if (m->kind() == Message::kAck) {
+      int id = static_cast<int>(m->ack_token >> 32);
+      uint32_t gen = static_cast<uint32_t>(m->ack_token & 0xffffffff);
+      if (valid_request(id) && requests_[static_cast<size_t>(id)].gen == gen) {
+        Request& q = requests_[static_cast<size_t>(id)];
+        q.complete = true;
+        q.completion = m->t_arrive;
+        if (q.user_freed) release_request(id);
+      }
+      Message::destroy(m);
+      continue;
+    }
+    bool matched = false;
+    for (size_t i = 0; i < r.posted.size(); ++i) {
+      int id = r.posted[i];
+      Request& q = requests_[static_cast<size_t>(id)];
+      if (matches(q, m)) {
+        r.posted.erase(r.posted.begin() + static_cast<long>(i));
+        match_recv(r, q, m, m->t_arrive);
+        if (q.user_freed) release_request(id);
+        matched = true;
+        break;
+      }
+    }
+    if (!matched) r.unexpected.push_back(m);
+  }
+}
+
+inline void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
+  const native::TypeFacts type_facts = native::type_facts(q.type);  // one look-up per message
+  uint64_t capacity = q.count > 0 ? type_facts.size * static_cast<uint64_t>(q.count) : 0;
+  uint64_t n = m->bytes();
+  if (n > capacity) {
+    n = capacity;
+    q.set_error(MPI_ERR_TRUNCATE);
+  }
+  if (n) {
+    if (type_facts.contiguous)
+      copy_bytes(q.buf, m->payload(), n);
+    else
+      native::unpack(m->payload(), n, q.buf, q.count, q.type);
+  }
+  q.st_source = m->src_in_comm;
+  q.st_tag = m->tag;
+  q.st_bytes = n;
+  q.complete = true;
+  q.completion = when;
+  if (observer_) [[unlikely]] notify_received(observer_, r, *m);
+  if (m->ack_token >= 0) send_ack(r, m, when);
+  Message::destroy(m);
+}
+
+// ----------------------------------------------------------------------------------------------------
+// Requests
+
+int Engine::grow_requests() {
+  int id = static_cast<int>(requests_.size());
+  requests_.emplace_back();
+  return id;
+}
+
+void Engine::release_matched(Request& q) {
+  if (q.msg) Message::destroy(q.msg);  // a matched message nobody received
+  q.msg = nullptr;
+}
+
+int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx) {
+  ensure_earliest();
+  Rank& r = *current_;
+  process_arrivals(r, r.clock);
+  int id = new_send_request(false);
+  Request& q = requests_[static_cast<size_t>(id)];
+  q.kind = Request::Kind::Recv;
+  q.buf = buf;
+  q.count = count;
+  q.type = type;
+  q.source = source;
+  q.tag = tag;
+  q.ctx = ctx;
+  for (size_t i = 0; i < r.unexpected.size(); ++i) {
+    Message* m = r.unexpected[i];
+    if (matches(q, m)) {
+      r.unexpected.erase(r.unexpected.begin() + static_cast<long>(i));
+      match_recv(r, q, m, r.clock);
+      return id;
+    }
+  }
+  r.posted.push_back(id);
+  return id;
+}
+
+void Engine::wait_incomplete(Request& q, const BlockInfo& why) {
+  Rank& r = *current_;
+  ensure_earliest();
+  for (;;) {
+    process_arrivals(r, r.clock);
+    progress(r);
+    if (q.complete) return;
+    block_then_note(why);
+  }
+}
+
+int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
+  Rank& r = *current_;
+  bool yielded = false;
+  for (;;) {
+    int best = -1, any = 0;
+    for (int i = 0; i < n; ++i) {
+      if (ids[i] < 0) continue;
+      ++any;
+      const Request& q = requests_[static_cast<size_t>(ids[i])];
+      if (q.complete && (best < 0 || q.completion < requests_[static_cast<size_t>(ids[best])].completion))
+        best = i;
+    }
+    if (any == 0) return -1;
+    if (best >= 0) {
+      const Request& q = requests_[static_cast<size_t>(ids[best])];
+      if (r.clock < q.completion) {
+        r.clock = q.completion;
+        clock_moved();
+      }
+      return best;
+    }
+    if (!yielded) {
+      ensure_earliest();
+      yielded = true;
+    } else {
+      block_then_note(why);
+    }
+    process_arrivals(r, r.clock);
+    progress(r);
+  }
+}
+
+bool Engine::test(int id) {
+  Rank& r = *current_;
+  Request& q = requests_[static_cast<size_t>(id)];
+  if (!q.complete) {
+    ensure_earliest();
+    process_arrivals(r, r.clock);
+    progress(r);
+  }
+  bool done = q.complete;
+  charge_poll();
+  return done;
+}
+
+void Engine::refresh_arrivals() {
+  ensure_earliest();
+  process_arrivals(*current_, current_->clock);
+  progress(*current_);
+}
+
+bool Engine::cancel(int id) {
+  Rank& r = *current_;
+  Request& q = requests_[static_cast<size_t>(id)];
+  if (q.kind != Request::Kind::Recv || q.complete) return false;
+  auto it = std::find(r.posted.begin(), r.posted.end(), id);
+  if (it != r.posted.end()) r.posted.erase(it);
+  q.complete = true;
+  q.cancelled = true;
+  q.completion = r.clock;
+  q.st_source = MPI_ANY_SOURCE;
+  q.st_tag = MPI_ANY_TAG;
+  return true;
+}
+
+Message* Engine::probe(int source, int tag, uint64_t ctx, bool blocking, const BlockInfo& why) {
+  Rank& r = *current_;
+  ensure_earliest();
+  Request pattern;
+  pattern.source = source;
+  pattern.tag = tag;
+  pattern.ctx = ctx;
+  for (;;) {
+    process_arrivals(r, r.clock);
+    progress(r);
+    for (Message* m : r.unexpected)
+      if (matches(pattern, m)) return m;
+    if (!blocking) return nullptr;
+    block_then_note(why);
+  }
+}
+
+int Engine::mprobe(int source, int tag, uint64_t ctx, bool blocking, const BlockInfo& why) {
+  Message* m = probe(source, tag, ctx, blocking, why);
+  if (!m) return -1;
+  Rank& r = *current_;
+  r.unexpected.erase(std::find(r.unexpected.begin(), r.unexpected.end(), m));
+  int id = new_request(Request::Kind::Matched);
+  Request& q = requests_[static_cast<size_t>(id)];
+  q.msg = m;
+  q.complete = true;
+  return id;
+}
+
+void Engine::mrecv(int id, void* buf, int count, MPI_Datatype type) {
+  Rank& r = *current_;
+  Request& q = requests_[static_cast<size_t>(id)];
+  Message* m = q.msg;
+  q.msg = nullptr;
+  q.kind = Request::Kind::Recv;
+  q.buf = buf;
+  q.count = count;
+  q.type = type;
+  q.source = m->src_in_comm;
+  q.tag = m->tag;
+  q.ctx = m->ctx;
+  match_recv(r, q, m, r.clock);  // the message arrived before it was probed: it completes now
+}
+
+int Engine::new_request(Request::Kind kind) {
+  int id = new_send_request(false);
+  requests_[static_cast<size_t>(id)].kind = kind;
+  return id;
+}
+
+}  // namespace xsim
