@@ -334,12 +334,15 @@ BuiltNetwork build_network(const NetworkSpec& spec, int64_t np) {
   if (levels.size() == 1) {
     b.network = std::move(levels[0]);
   } else {
+    std::unique_ptr<net::Hierarchy> h;
     try {
-      b.network = std::make_unique<net::Hierarchy>(std::move(levels));
+      h = std::make_unique<net::Hierarchy>(std::move(levels));
     } catch (const std::invalid_argument& e) {
       throw ConfigError("network " + short_form(r) + ": " + e.what());
     }
-    b.network->set_overheads(ovh);
+    h->set_overheads(ovh);
+    b.node_latency = h->min_latency_across(0);
+    b.network = std::move(h);
   }
   b.nodes = level_endpoints(r.levels[0]);
   b.cores_per_node = total / b.nodes;

@@ -24,6 +24,9 @@ struct BuiltNetwork {
   int64_t cores_per_node = 1;
   // Endpoints of level 0 (simulated nodes).
   int64_t nodes = 0;
+  // The smallest latency between two simulated nodes (a route across level 0) when there are several levels;
+  // zero with one level (any two cores are then two nodes: the network's minimum latency).
+  SimTime node_latency;
   // The spec with every size that was derived from the rank count filled in.
   NetworkSpec resolved;
 

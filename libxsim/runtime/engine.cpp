@@ -18,7 +18,6 @@
 #include "native/exchange.hpp"
 #include "options.hpp"
 #include "progress.hpp"
-#include "xsim/netmodel/hierarchy.hpp"
 
 namespace xsim {
 
@@ -29,7 +28,7 @@ void rank_extra_free(Rank& r);
 
 Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
                int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp,
-               std::vector<int32_t> core_of_rank, int64_t cores_per_node)
+               std::vector<int32_t> core_of_rank, int64_t cores_per_node, SimTime node_latency)
     : opt_(opt), net_(std::move(net)), cpu_(std::move(cpu)), host_timing_(cpu_->uses_host_time()), proc_(proc),
       nprocs_(nprocs), nranks_(opt.np > 0 ? opt.np : nprocs), app_main_(app_main), argc_(argc), argv_(argv),
       envp_(envp), core_of_rank_(std::move(core_of_rank)), cores_per_node_(std::max<int64_t>(1, cores_per_node)) {
@@ -47,10 +46,7 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   if (min_latency_ <= SimTime::zero())
     throw std::runtime_error("the network's minimum latency must be positive");
   if (nprocs_ > 1) {
-    lookahead_ = min_latency_;
-    if (node_aligned)
-      if (auto* h = dynamic_cast<const net::Hierarchy*>(net_.get()); h && h->levels() > 1)
-        lookahead_ = max(lookahead_, h->min_latency_across(0));
+    lookahead_ = node_aligned ? max(min_latency_, node_latency) : min_latency_;
     exchange_ = std::make_unique<native::Exchange>(nprocs_);
   }
   for (int64_t i = 0; i < nlocal; ++i) {

@@ -216,11 +216,12 @@ class Engine {
  public:
   // `core_of_rank`: the network endpoint (core) of each virtual rank; empty means rank r sits on core r.
   // `cores_per_node`: cores inside one endpoint of the outermost network (a simulated node). With the
-  // default placement, native processes own whole nodes, so the lookahead between them is the
-  // outermost network's minimum latency.
+  // default placement, native processes own whole nodes, so the lookahead between them is `node_latency`,
+  // the smallest latency between two nodes (network_config.hpp, BuiltNetwork), when it exceeds the
+  // network's minimum latency.
   Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
          int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp,
-         std::vector<int32_t> core_of_rank = {}, int64_t cores_per_node = 1);
+         std::vector<int32_t> core_of_rank = {}, int64_t cores_per_node = 1, SimTime node_latency = SimTime());
   ~Engine();
 
   // Runs the simulation to the end. Returns the process exit code.

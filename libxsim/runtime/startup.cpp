@@ -331,7 +331,7 @@ int xsim_main(int argc, char** argv, char** envp) {
   int code = 0;
   try {
     Engine engine(opt, std::move(built.network), std::move(cpu), proc, nprocs, rank_main, argc, argv, envp,
-                  std::move(built.core_of_rank), built.cores_per_node);
+                  std::move(built.core_of_rank), built.cores_per_node, built.node_latency);
     engine.set_privatizer(priv.get());
     privatize::set_active(priv.get());
     comm_init_world(engine.world_size());
