@@ -22,7 +22,7 @@ import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT / "libxsim" / "runtime"))
+sys.path.insert(0, str(ROOT / "libxsim" / "runtime" / "mpi"))
 import gen_unsupported  # noqa: E402  (the same parser and the same notion of "virtual object")
 
 MPICH_H = "/usr/include/x86_64-linux-gnu/mpich/mpi.h"

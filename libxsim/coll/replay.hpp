@@ -1,5 +1,5 @@
 // Replay of collective algorithms on arrays: the fast path of blocking collectives whose ranks are all in
-// one native process (runtime/coll_replay.cpp). Layer: libxsim/coll; depends on native/datatype.hpp and
+// one native process (runtime/mpi/objects/coll_replay.cpp). Layer: libxsim/coll; depends on native/datatype.hpp and
 // xsim/simtime.hpp only.
 // Contract: given every rank's virtual time on entry, each function walks the same message schedule as the
 // point-to-point algorithm of collectives.cpp (same algorithm choice, same messages in the same per-rank

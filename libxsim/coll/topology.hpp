@@ -1,7 +1,7 @@
 // Process topologies (MPI-4.0 ch. 8) as pure data and arithmetic: Cartesian grids (coordinates, ranks,
 // shifts), graphs (MPI_Graph_create's index/edges) and distributed graphs (each rank's adjacency), and the
 // neighbourhood each gives a rank for the neighbourhood collectives. Layer: libxsim/coll (no fibers, no
-// messages). A Topology hangs off a virtual communicator (runtime/comm.hpp) and is shared by its local
+// messages). A Topology hangs off a virtual communicator (runtime/mpi/objects/comm.hpp) and is shared by its local
 // members; callers check arguments before using these functions (preconditions are stated per function).
 #pragma once
 #include <mpi.h>

@@ -87,7 +87,7 @@ xsim_mpi_test(fortran_unsupported_named ${RUN} expect-fail 2 nonzero
 # system_clock against MPI_Wtime around a barrier (8 ranks: 3 rounds of empty messages, 50 us each)
 xsim_mpi_test(fortran_clock ${RUN} expect-stdout 1 "^rank 7: system_clock +0\\.000150000 s, MPI_Wtime +0\\.000150000 s: the same" --
   $<TARGET_FILE:fortran_clock> -xsim-np 8 ${NONE})
-# Each rank's own units (api_funits.cpp), 4 ranks in one, two or four native processes (one rank alone in its
+# Each rank's own units (fortran_units.cpp), 4 ranks in one, two or four native processes (one rank alone in its
 # process gets libgfortran's numbers as they are; its CLOSE(6) does nothing all the same). Each test runs in a
 # folder of its own in the build tree (the program writes and deletes its files in the current directory).
 xsim_mpi_test(fortran_units ${RUN} same "1 2 4" -- $<TARGET_FILE:fortran_units> -xsim-np 4 ${NONE})

@@ -1,5 +1,5 @@
 /* getopt_long_ranks.c - every rank parses its options with getopt_long while the ranks take turns
- * (api_getopt.cpp: each rank has its own getopt state).
+ * (libc_getopt.cpp: each rank has its own getopt state).
  *
  * Each rank calls MPI_Init and MPI_Barrier, then parses its argv with getopt_long, calling MPI_Barrier after
  * each option it handled: with several ranks in a native process, every rank's getopt calls interleave with

@@ -1,4 +1,4 @@
-/* getopt_ranks.c - every rank parses its options with getopt (api_getopt.cpp: a scan of its own per rank).
+/* getopt_ranks.c - every rank parses its options with getopt (libc_getopt.cpp: a scan of its own per rank).
  *
  * The program never names optind, so getopt's position stays in libc's own variable, which the ranks of
  * a native process share: without a scan of its own per rank, every rank after the first found no options.

@@ -1,4 +1,4 @@
-/* rand_ranks.c - every rank draws from its own libc generator (api_random.cpp).
+/* rand_ranks.c - every rank draws from its own libc generator (libc_random.cpp).
  *
  * Each rank seeds srand(100 + rank) and draws 4 numbers with rand(), one per round with a barrier between
  * rounds (so that the ranks of a native process interleave), then srandom(7 + rank) and 2 numbers with

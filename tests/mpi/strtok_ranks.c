@@ -1,7 +1,7 @@
 /* strtok_ranks.c - each rank splits a line of its own with strtok and makes an MPI call (a barrier, so that
  * the other ranks of its native process run and split theirs) between two tokens, as a program reading an
  * input deck token by token and broadcasting each value would. Every rank must get its own tokens
- * (api_strtok.cpp); rank 0 prints each rank's tokens (rank_log.h) and the program exits 1 on a wrong one.
+ * (libc_strtok.cpp); rank 0 prints each rank's tokens (rank_log.h) and the program exits 1 on a wrong one.
  *
  *   strtok_ranks
  */

@@ -1,4 +1,4 @@
-/* virtual_clocks.c - the application's own clocks under xsim (api_clocks.cpp, docs/virtual-clocks.md).
+/* virtual_clocks.c - the application's own clocks under xsim (libc_clocks.cpp, docs/virtual-clocks.md).
  *
  *   virtual_clocks virtual   (-xsim-virtual-clocks on, the default) every rank reads clock_gettime
  *       (CLOCK_MONOTONIC, CLOCK_REALTIME), gettimeofday and MPI_Wtime, charges 0.25 s + rank x 1.5 ms of

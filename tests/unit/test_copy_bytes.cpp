@@ -1,4 +1,4 @@
-// runtime/copy_bytes.hpp: the engine's inline small copy agrees with memcpy for every length up to and past
+// runtime/core/copy_bytes.hpp: the engine's inline small copy agrees with memcpy for every length up to and past
 // its 256-byte limit and at every source/destination misalignment, and writes nothing outside the range.
 #include <gtest/gtest.h>
 

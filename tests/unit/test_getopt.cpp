@@ -1,4 +1,4 @@
-// runtime/getopt_state.hpp against glibc: every case runs through glibc's own getopt, __posix_getopt,
+// runtime/process/getopt_state.hpp against glibc: every case runs through glibc's own getopt, __posix_getopt,
 // getopt_long or getopt_long_only (a fresh scan: optind = 0) and through getopt_scan, and every call's return
 // value, optind, optarg (which argument, from which character), optopt, longindex and flag variables, the
 // final order of argv and the text on stderr must be the same. One GetoptState serves every case, as glibc's

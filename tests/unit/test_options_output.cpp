@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -32,12 +33,24 @@ std::string error_of(std::vector<std::string> args, std::vector<std::string> env
   return "(no error)";
 }
 
-std::string temp_toml(const std::string& text) {
-  static int n = 0;
-  std::string path = ::testing::TempDir() + "xsim_output_" + std::to_string(getpid()) + "_" + std::to_string(n++) + ".toml";
-  std::ofstream(path) << text;
-  return path;
-}
+// A TOML file in the test's temporary directory, removed when the object goes (at the end of the full
+// expression for a temporary: `parse({"-xsim-config", temp_toml(...)})`).
+class TempToml {
+ public:
+  explicit TempToml(const std::string& text) {
+    static int n = 0;
+    path_ = ::testing::TempDir() + "xsim_output_" + std::to_string(getpid()) + "_" + std::to_string(n++) + ".toml";
+    std::ofstream(path_) << text;
+  }
+  ~TempToml() { std::remove(path_.c_str()); }
+  TempToml(const TempToml&) = delete;
+  TempToml& operator=(const TempToml&) = delete;
+  operator std::string() const { return path_; }
+
+ private:
+  std::string path_;
+};
+TempToml temp_toml(const std::string& text) { return TempToml(text); }
 
 #define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
@@ -84,8 +97,8 @@ TEST(OutputOptions, BadValuesNameTheOption) {
 }
 
 TEST(OutputOptions, TomlTable) {
-  std::string f = temp_toml("[output]\ntrace = \"run\"\ntrace_format = \"otf2\"\ntrace_buffer = \"2M\"\n"
-                            "stats = \"st\"\nstats_matrix = 32\nprogress = true\n");
+  const TempToml f("[output]\ntrace = \"run\"\ntrace_format = \"otf2\"\ntrace_buffer = \"2M\"\n"
+                   "stats = \"st\"\nstats_matrix = 32\nprogress = true\n");
   Options o = parse({"-xsim-config", f});
   EXPECT_EQ(o.trace, "run");
   EXPECT_TRUE(o.trace_otf2);

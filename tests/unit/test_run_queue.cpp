@@ -1,4 +1,4 @@
-// The scheduler's run queue (runtime/run_queue.hpp) against a reference binary heap on (key, index), and
+// The scheduler's run queue (runtime/core/run_queue.hpp) against a reference binary heap on (key, index), and
 // the stack pool's layout without guard pages (canary next to the neighbour's stack top).
 #include <gtest/gtest.h>
 #include <unistd.h>

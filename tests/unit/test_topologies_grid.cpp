@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -538,25 +537,41 @@ TEST(TopologyGridErrors, InvalidParametersAreRejectedWithAUsefulMessage) {
 // ---------------------------------------------------------------------------------------------------------
 // Cost of one route query (informational; the budget is tens of nanoseconds).
 
-TEST(TopologyGridSpeed, RouteQueryCost) {
-  std::vector<std::pair<std::string, std::unique_ptr<Network>>> nets;
-  nets.emplace_back("ring 4096", make_ring(4096, true, kLat, kBw));
-  nets.emplace_back("torus 16x16x16", make_torus({16, 16, 16}, {1, 1, 1}, kLat, kBw));
-  nets.emplace_back("twisted torus 16x16x16", make_twisted_torus({16, 16, 16}, {1, 1, 1}, 1, {1, 1, 1}, kLat, kBw));
-  nets.emplace_back("twisted torus 64x64", make_twisted_torus({64, 64}, {1, 1}, 1, {1, 1}, kLat, kBw));
-  nets.emplace_back("tree 2 x 4096", make_tree(2, 4096, kLat, kBw));
-  nets.emplace_back("tree 3 x 4096", make_tree(3, 4096, kLat, kBw));
-  for (auto& [name, net] : nets) {
+// The networks whose route() cost bench/route_cost.cpp times (timing belongs in bench/, not in the suite),
+// checked instead: from 64 seeded sources, route() in both directions to every endpoint equals the BFS
+// distance on the explicit graph (all these graphs are undirected).
+TEST(TopologyGridBenchSizes, RoutesFromSampledSourcesMatchBfs) {
+  struct Case {
+    std::string name;
+    std::unique_ptr<Network> net;
+    Graph g;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"ring 4096", make_ring(4096, true, kLat, kBw), ring_graph(4096, true)});
+  cases.push_back({"torus 16x16x16", make_torus({16, 16, 16}, {1, 1, 1}, kLat, kBw),
+                   twisted_graph({16, 16, 16}, {1, 1, 1}, 0, {0, 0, 0})});
+  cases.push_back({"twisted torus 16x16x16", make_twisted_torus({16, 16, 16}, {1, 1, 1}, 1, {1, 1, 1}, kLat, kBw),
+                   twisted_graph({16, 16, 16}, {1, 1, 1}, 1, {1, 1, 1})});
+  cases.push_back({"twisted torus 64x64", make_twisted_torus({64, 64}, {1, 1}, 1, {1, 1}, kLat, kBw),
+                   twisted_graph({64, 64}, {1, 1}, 1, {1, 1})});
+  cases.push_back({"tree 2 x 4096", make_tree(2, 4096, kLat, kBw), tree_graph(2, 4096)});
+  cases.push_back({"tree 3 x 4096", make_tree(3, 4096, kLat, kBw), tree_graph(3, 4096)});
+  for (const Case& c : cases) {
     std::mt19937 rng(7);
-    const int n = net->endpoints(), q = 200'000;
-    std::vector<int> pairs(2 * q);
-    for (int& p : pairs) p = static_cast<int>(rng() % static_cast<unsigned>(n));
-    int64_t sink = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < q; ++i) sink += net->route(pairs[2 * i], pairs[2 * i + 1]).hops;
-    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / q;
-    std::printf("[ info     ] %-24s %6.1f ns per route (mean hops %.3f)\n", name.c_str(), ns,
-                static_cast<double>(sink) / q);
+    const int n = c.net->endpoints();
+    ASSERT_EQ(n, 4096) << c.name;
+    int64_t checked = 0;
+    for (int i = 0; i < 64; ++i) {
+      const int s = static_cast<int>(rng() % static_cast<unsigned>(n));
+      const std::vector<int> dist = c.g.bfs(s);
+      for (int t = 0; t < n; ++t) {
+        const int want = dist[static_cast<size_t>(t)];
+        ASSERT_EQ(c.net->route(s, t).hops, want) << c.name << ": route(" << s << ", " << t << ")";
+        ASSERT_EQ(c.net->route(t, s).hops, want) << c.name << ": route(" << t << ", " << s << ")";
+        checked += 2;
+      }
+    }
+    EXPECT_EQ(checked, 64 * 2 * 4096) << c.name;
   }
 }
 

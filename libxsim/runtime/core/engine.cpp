@@ -1,0 +1,129 @@
+// Engine (engine.hpp): construction (which ranks this native process owns, their stacks, the lookahead),
+// teardown and the run: the loop of conservative windows and the exchange of messages between native
+// processes (DESIGN.md §3). The scheduler, the message path and the deadlock report are in scheduler.cpp,
+// messages.cpp and deadlock.cpp.
+#include "engine.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "engine_internal.hpp"
+#include "host_clock.hpp"
+#include "message_wire.hpp"
+#include "native/exchange.hpp"
+#include "options.hpp"
+#include "progress.hpp"
+
+namespace xsim {
+
+Engine* g_engine = nullptr;
+
+Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
+               int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp,
+               std::vector<int32_t> core_of_rank, int64_t cores_per_node, SimTime node_latency)
+    : opt_(opt), net_(std::move(net)), cpu_(std::move(cpu)), host_timing_(cpu_->uses_host_time()), proc_(proc),
+      nprocs_(nprocs), nranks_(opt.np > 0 ? opt.np : nprocs), app_main_(app_main), argc_(argc), argv_(argv),
+      envp_(envp), core_of_rank_(std::move(core_of_rank)), cores_per_node_(std::max<int64_t>(1, cores_per_node)) {
+  // Ownership: contiguous blocks of ranks. With the default placement (rank r on core r) the blocks are
+  // cut at node boundaries, so that on-node traffic stays inside one native process and the lookahead
+  // between processes is the latency of the outermost network.
+  const bool node_aligned = core_of_rank_.empty();
+  proc_first_ = block_starts(nranks_, nprocs_, node_aligned, cores_per_node_);
+  first_local_ = first_rank_of(proc_);
+  int64_t nlocal = first_rank_of(proc_ + 1) - first_local_;
+  ranks_.resize(static_cast<size_t>(nlocal));
+  stacks_ = std::make_unique<StackPool>(static_cast<size_t>(nlocal),
+                                        StackPool::effective_size(opt.stack_size, static_cast<size_t>(nlocal)));
+  min_latency_ = net_->min_latency();
+  if (min_latency_ <= SimTime::zero())
+    throw std::runtime_error("the network's minimum latency must be positive");
+  if (nprocs_ > 1) {
+    lookahead_ = node_aligned ? max(min_latency_, node_latency) : min_latency_;
+    exchange_ = std::make_unique<native::Exchange>(nprocs_);
+  }
+  for (int64_t i = 0; i < nlocal; ++i) {
+    Rank& r = ranks_[static_cast<size_t>(i)];
+    r.world = static_cast<int32_t>(first_local_ + i);
+    r.index = static_cast<int32_t>(i);
+    enqueue(r, SimTime::zero());
+  }
+  unfinished_local_ = nlocal;
+  large_scale_ = opt.large_scale == LargeScaleMode::on ||
+              (opt.large_scale == LargeScaleMode::automatic && nlocal >= kLargeScaleRanks);
+  poll_cost_ = opt.poll_cost;
+}
+
+std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node) {
+  std::vector<int64_t> first(static_cast<size_t>(nprocs) + 1);
+  const int64_t nodes = (nranks + cores_per_node - 1) / cores_per_node;
+  for (int p = 0; p <= nprocs; ++p)
+    first[static_cast<size_t>(p)] =
+        node_aligned ? std::min(nranks, p * nodes / nprocs * cores_per_node) : p * nranks / nprocs;
+  return first;
+}
+
+Engine::~Engine() {
+  for (unsigned k = 0; k < pending_count_; ++k) Message::destroy(pending_[(pending_head_ + k) & (kPending - 1)]);
+  for (Message* m : applied_) Message::destroy(m);
+  for (Rank& r : ranks_) {
+    for (Message* m : r.arrivals) Message::destroy(m);
+    for (Message* m : r.unexpected) Message::destroy(m);
+    if (r.fiber) forget(std::move(r.fiber));  // never unwind application stacks at teardown
+    if (hooks_.free_rank_state) hooks_.free_rank_state(r);
+  }
+}
+
+int64_t Engine::now_ns() const { return host_clock_ns(CLOCK_MONOTONIC); }
+
+// ----------------------------------------------------------------------------------------------------
+// The run
+
+int Engine::run() {
+  g_engine = this;
+  errno_ = &errno;  // the thread that runs the ranks
+  wall_start_ = static_cast<double>(now_ns()) * 1e-9;
+  timespec cpu0;
+  host_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+  int64_t unfinished_total = 0;
+  if (nprocs_ == 1) {
+    run_window(SimTime::infinity());
+    unfinished_total = unfinished_local_;
+  } else {
+    SimTime w = SimTime::zero();
+    std::vector<std::pair<const char*, size_t>> received;  // packed messages, one span per sending process
+    std::vector<std::pair<int32_t, Message*>> incoming;    // the messages unpacked, with their destination
+    for (;;) {
+      SimTime end = (SimTime::infinity() - w) > lookahead_ ? w + lookahead_ : SimTime::infinity();
+      run_window(end);
+      ++windows_;
+      SimTime next = min(local_next_key(), out_min_);
+      out_min_ = SimTime::infinity();
+      native::Exchange::Result res =
+          exchange_->exchange(next.ps(), unfinished_local_, static_cast<int64_t>(messages_sent_), received);
+      incoming.clear();
+      for (auto [data, n] : received) wire::unpack(data, n, [&](Message* m) { incoming.push_back({m->dst, m}); });
+      // Delivered by destination rank: the ranks' records are then walked in address order instead of at
+      // random. The order is free: arrival heaps and the run queue order their entries completely.
+      std::sort(incoming.begin(), incoming.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto [dst, m] : incoming) deliver_local(m);
+      unfinished_total = res.unfinished;
+      if (progress_) [[unlikely]] progress_->on_window(SimTime::from_ps(res.next_event_ps), res.unfinished, res.messages);
+      if (res.unfinished == 0 || res.next_event_ps == SimTime::infinity().ps()) break;
+      w = SimTime::from_ps(res.next_event_ps);
+    }
+  }
+  timespec cpu1;
+  host_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+  run_cpu_seconds_ = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) * 1e-9;
+  if (progress_) progress_->finish();
+  if (unfinished_total > 0) return report_deadlock(unfinished_total);
+  return 0;
+}
+
+}  // namespace xsim

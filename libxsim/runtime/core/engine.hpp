@@ -1,0 +1,729 @@
+// Engine: one native process's share of the simulation (DESIGN.md §2-3): the virtual ranks it owns, their
+// clocks and fibers, message matching in virtual arrival order, the time-ordered scheduler and the
+// conservative windows that synchronise native processes. Layer: libxsim/runtime/core (xsim_core).
+// Fiber contract: the scheduler runs on the native thread's own stack; rank code (the application and
+// every MPI entry point) runs on the rank's fiber. Functions marked [rank] may only be called from the
+// current rank's fiber; they may switch to the scheduler and come back later in host time.
+// Nothing here is thread-safe: one native process = one OS thread.
+#pragma once
+#include <mpi.h>
+
+#include <boost/context/fiber.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fiber_switch.hpp"
+#include "run_queue.hpp"
+#include "small_vec.hpp"
+#include "stack_pool.hpp"
+#include "xsim/netmodel/network.hpp"
+#include "xsim/procmodel/processor_model.hpp"
+#include "xsim/simtime.hpp"
+
+namespace xsim {
+
+struct Options;
+class Observer;
+class Progress;
+namespace native {
+class Exchange;
+}
+namespace privatize {
+class Privatizer;
+}
+
+using AppMain = int (*)(int, char**, char**);
+
+// True in a child process that a rank forked after MPI_Init (set by startup.cpp's pthread_atfork handler).
+// Such a child is not a rank: its exit() and the return of its main end it at once, without the
+// simulation's shutdown, and an MPI call in it ends it with a message (api_support.cpp, check_init_state:
+// the handler marks the forking rank's MPI as finished in the child, so the guard's cold path sees it).
+extern bool g_forked_child;
+
+constexpr int kAnySource = -1;  // engine-level wildcards (the API maps MPI_ANY_SOURCE/MPI_ANY_TAG to these)
+constexpr int kAnyTag = -1;
+
+// A message in flight or waiting at its receiver. Header and payload share one allocation: always create
+// and destroy them with Message::create/destroy. The header is 56 bytes (the kind in the size word) and the blocks of small messages
+// are cache-line aligned, so a payload of up to kLinePayload (8) bytes shares the header's line: a receive
+// that finds the message no longer cached misses once, not twice. Small blocks (64 and 128 bytes) are
+// recycled through free lists.
+struct Message {
+  SimTime t_arrive;     // virtual time the last byte is at the receiver
+  uint64_t seq;         // sender's send counter: ties on t_arrive break by (src, seq)
+  uint64_t ctx;         // communicator context the message was sent on
+  int64_t ack_token;    // synchronous send: the sender's request to acknowledge on match, else -1
+  int32_t src;          // sender, world rank
+  int32_t dst;          // receiver, world rank
+  int32_t src_in_comm;  // sender's rank in the communicator (what MPI_SOURCE reports)
+  int32_t tag;
+  uint64_t size_kind;   // low 56 bits: the payload size, set by create and never changed (destroy returns the
+                        // block by it); top 8 bits: the kind, kData (create's) unless set_kind says otherwise
+  // kApplied: applied by the destination's engine, not matched by a receive (one-sided operations, shared
+  // file pointers): `ctx` names the object, `tag` the operation, `src_in_comm` the family whose hook applies it.
+  static constexpr int32_t kData = 0, kAck = 1, kApplied = 2;
+  static constexpr uint64_t kMaxBytes = (uint64_t{1} << 56) - 1;  // larger payloads cannot be created
+  static constexpr uint64_t kLinePayload = 8;   // payloads up to this size share the header's cache line
+  uint64_t bytes() const { return size_kind & kMaxBytes; }
+  int32_t kind() const { return static_cast<int32_t>(size_kind >> 56); }
+  void set_kind(int32_t k) { size_kind = bytes() | static_cast<uint64_t>(k) << 56; }
+  char* payload() { return reinterpret_cast<char*>(this + 1); }
+  static Message* create(uint64_t bytes);
+  static void destroy(Message* m);
+};
+static_assert(sizeof(Message) + Message::kLinePayload == 64, "a small message is one cache line");
+
+// One entry of the engine's request table. Besides sends and receives it holds the API layer's other
+// request-like objects: a nonblocking collective in progress (Coll), a persistent request (Persistent:
+// the arguments, and `inner`, the request of the operation MPI_Start began, or -1 while inactive), and a
+// message taken by MPI_Mprobe/MPI_Improbe (Matched: `msg`, received later by MPI_Mrecv/MPI_Imrecv).
+//
+// Layout: cache-line aligned, and with MPICH's int handles everything a send or receive reads and writes
+// from posting to release (kind, flags, generation, completion, receive arguments, status) lies in the
+// first line: a receive completed after its rank slept (the request no longer cached) misses once. The
+// other kinds' fields and an error code (read only when `failed`) follow.
+struct alignas(64) Request {
+  enum class Kind : uint8_t { Free, Send, Recv, Coll, Persistent, Matched };
+  Kind kind = Kind::Free;
+  bool complete : 1 = false;
+  bool cancelled : 1 = false;
+  bool user_freed : 1 = false;  // MPI_Request_free called while active: release on completion
+  bool failed : 1 = false;      // the status carries an error (error_code); else MPI_SUCCESS
+  uint32_t gen = 0;             // bumped on release, so stale acks are recognised
+  SimTime completion;           // virtual time the operation completed
+  // receive arguments
+  void* buf = nullptr;
+  uint64_t ctx = 0;
+  uint64_t st_bytes = 0;        // outcome: bytes received
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int source = kAnySource;      // rank in communicator, or kAnySource
+  int tag = kAnyTag;
+  // outcome (status)
+  int st_source = MPI_ANY_SOURCE;
+  int st_tag = MPI_ANY_TAG;
+  // Persistent / Coll / Matched, errors
+  int error_code = MPI_SUCCESS; // meaningful while `failed`
+  int32_t inner = -1;           // Persistent: the active operation's request id, or -1 (inactive)
+  uint8_t mode = 0;             // Persistent: the API layer's operation code
+  MPI_Comm comm = MPI_COMM_NULL;  // Persistent / Coll: the communicator (for errors and reports)
+  Message* msg = nullptr;       // Matched: the message, already removed from the unexpected queue
+  void* state = nullptr;        // Coll: the API layer's progress state
+  int error() const { return failed ? error_code : MPI_SUCCESS; }  // the status's MPI_ERROR
+  void set_error(int e) {
+    error_code = e;
+    failed = e != MPI_SUCCESS;
+  }
+};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+static_assert(sizeof(MPI_Datatype) != 4 || offsetof(Request, st_tag) + sizeof(int) <= 64,
+              "with int handles, a send or receive touches one line of its request");
+#pragma GCC diagnostic pop
+
+// The engine's requests by id: chunks of 256 that never move, so a Request& stays valid while the table
+// grows (as a deque's would), with an index that is one shift and one mask (a deque's is not).
+class RequestTable {
+ public:
+  Request& operator[](size_t id) { return chunks_[id >> kShift][id & kMask]; }
+  const Request& operator[](size_t id) const { return chunks_[id >> kShift][id & kMask]; }
+  size_t size() const { return size_; }
+  Request& emplace_back() {
+    if ((size_ & kMask) == 0) chunks_.push_back(std::make_unique<Request[]>(kMask + 1));
+    return (*this)[size_++];
+  }
+
+ private:
+  static constexpr size_t kShift = 8, kMask = (size_t{1} << kShift) - 1;
+  std::vector<std::unique_ptr<Request[]>> chunks_;
+  size_t size_ = 0;
+};
+
+// What a blocked rank waits for (for the deadlock report).
+struct BlockInfo {
+  const char* call = "";
+  int peer = kAnySource;     // rank in the communicator, or kAnySource, or -3 for "several"
+  int tag = kAnyTag;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+struct RankStats {
+  SimTime compute;           // virtual time charged by the processor model and xsim_compute
+  SimTime mpi;               // virtual time spent inside MPI calls (communication and waiting)
+  uint64_t messages = 0;     // messages sent
+  uint64_t bytes = 0;        // payload bytes sent
+};
+
+struct RankExtra;  // rarely used per-rank state, allocated on first use (see api layer)
+
+enum class RankState : uint8_t { NotStarted, Running, Runnable, Blocked, Done };
+
+// One virtual rank's record, cache-line aligned. Its first line holds what another rank's send to it
+// reads and writes (deliver_local: the state, the run-queue key and generation, the arrival heap with its
+// first three entries) and what the run queue's top check reads (clean_heap_top), so that a delivery to a
+// rank whose record is not cached costs one miss; a sender prefetches that line as soon as it knows the
+// destination (Engine::send). The fields the rank's own calls touch follow (the scheduler prefetches the
+// whole record before the rank runs); statistics and rarely used state last.
+struct alignas(64) Rank {
+  // line 0: deliveries and the run queue
+  SimTime queue_key;                  // key of the live heap entry when queued
+  uint32_t queue_gen = 0;
+  int32_t index = 0;                  // local index in this native process
+  RankState state = RankState::NotStarted;
+  bool queued = false;
+  bool mpi_initialized = false;
+  bool mpi_finalized = false;
+  int32_t world = 0;
+  SmallVec<Message*, 3> arrivals;     // min-heap on (t_arrive, src, seq): not yet processed
+  // the rank's own calls
+  SimTime clock;
+  boost::context::fiber fiber;
+  const char* mpi_entry_sp = nullptr;  // stack pointer in the outermost MPI call (for prefetching only)
+  int mpi_depth = 0;
+  uint32_t pending_progress = 0;      // nonblocking collectives in progress (the progress hook runs while > 0)
+  SimTime mpi_entry_clock;
+  uint64_t send_seq = 0;
+  int64_t host_resume_ns = 0;         // host clock when the rank last resumed application code
+  SmallVec<int32_t, 4> posted;        // posted receive request ids, in posting order
+  struct RecentSend { int32_t dst; SimTime t_arrive; };
+  SmallVec<RecentSend, 2> recent;     // sends whose arrival could still be overtaken (FIFO per pair)
+  SmallVec<Message*, 2> unexpected;   // arrived, unmatched, in arrival order
+  bool mpi_active() const { return mpi_initialized && !mpi_finalized; }  // between MPI_Init and MPI_Finalize
+  bool exited_via_exit = false;
+  RankStats stats;
+  BlockInfo block;
+  int exit_code = 0;
+  uint32_t still_clock_reads = 0;     // clock reads in a row with the clock standing still (read_clock)
+  SimTime finish_time;
+  RankExtra* extra = nullptr;
+  [[no_unique_address]] FiberStack stack;  // the rank's own stack as ASan sees it (empty without ASan)
+#if XSIM_ASAN
+  FiberStack* on = nullptr;           // the stack the rank runs on: a nonblocking collective's, or null: its own
+  FiberStack& running_stack() { return on ? *on : stack; }
+#endif
+};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+static_assert(XSIM_ASAN || sizeof(Rank) <= 320, "five cache lines: prefetch_next loads the whole record");
+static_assert(offsetof(Rank, arrivals) + sizeof(Rank::arrivals) == 64, "a delivery touches the record's first line");
+#pragma GCC diagnostic pop
+
+class Engine {
+ public:
+  // `core_of_rank`: the network endpoint (core) of each virtual rank; empty means rank r sits on core r.
+  // `cores_per_node`: cores inside one endpoint of the outermost network (a simulated node). With the
+  // default placement, native processes own whole nodes, so the lookahead between them is `node_latency`,
+  // the smallest latency between two nodes (network_config.hpp, BuiltNetwork), when it exceeds the
+  // network's minimum latency.
+  Engine(const Options& opt, std::unique_ptr<net::Network> net, std::unique_ptr<proc::ProcessorModel> cpu,
+         int proc, int nprocs, AppMain app_main, int argc, char** argv, char** envp,
+         std::vector<int32_t> core_of_rank = {}, int64_t cores_per_node = 1, SimTime node_latency = SimTime());
+  ~Engine();
+
+  // Runs the simulation to the end. Returns the process exit code.
+  int run();
+
+  // First world rank of each native process (one more entry: the rank count), as the constructor assigns
+  // them: contiguous blocks, cut at simulated-node boundaries when `node_aligned` (the default placement).
+  static std::vector<int64_t> block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node);
+  // Per-rank globals (privatize.hpp): the engine makes each rank's image current before resuming it.
+  // What the MPI layer above provides (start-up sets it; without it, as in the unit tests, nothing is freed
+  // and communicators are named by their handle): frees a rank's MPI state at teardown, names a
+  // communicator in the deadlock report.
+  struct Hooks {
+    void (*free_rank_state)(Rank&) = nullptr;
+    std::string (*describe_comm)(MPI_Comm) = nullptr;
+  };
+  void set_hooks(const Hooks& h) { hooks_ = h; }
+  void set_privatizer(privatize::Privatizer* p) {
+    priv_ = p;
+    note_direct_switches();
+  }
+  const privatize::Privatizer* privatizer() const { return priv_; }
+
+  // --- facts -----------------------------------------------------------------------------------------
+  int64_t world_size() const { return nranks_; }
+  int proc() const { return proc_; }
+  int nprocs() const { return nprocs_; }
+  int owner_of(int64_t world) const {
+    return static_cast<int>(std::upper_bound(proc_first_.begin(), proc_first_.end(), world) - proc_first_.begin()) - 1;
+  }
+  int64_t first_rank_of(int p) const { return proc_first_[static_cast<size_t>(p)]; }
+  int32_t core_of(int64_t world) const {
+    return core_of_rank_.empty() ? static_cast<int32_t>(world) : core_of_rank_[static_cast<size_t>(world)];
+  }
+  int64_t node_of(int64_t world) const { return core_of(world) / cores_per_node_; }
+  bool in_rank() const { return current_ != nullptr; }
+  size_t stack_size() const { return stacks_->usable_size(); }  // each rank's usable stack (-xsim-stack)
+  Rank& current() { return *current_; }
+  Rank* local_rank(int64_t world) {
+    int64_t i = world - first_local_;
+    return (i >= 0 && i < static_cast<int64_t>(ranks_.size())) ? &ranks_[i] : nullptr;
+  }
+  const net::Network& network() const { return *net_; }
+  const Options& options() const { return opt_; }
+  SimTime lookahead() const { return lookahead_; }
+
+  // --- [rank] time -----------------------------------------------------------------------------------
+  // Entering/leaving an MPI call: charges the host time computed since the last call (processor model).
+  void mpi_enter() {
+    Rank& r = *current_;
+    if (r.mpi_depth++ > 0) return;
+    r.mpi_entry_sp = stack_pointer();
+    if (host_timing_) charge_host_time(r);
+    r.mpi_entry_clock = r.clock;
+  }
+  void mpi_leave() {
+    Rank& r = *current_;
+    if (--r.mpi_depth > 0) return;
+    // Unchecked: the MPI time is a sum of disjoint stretches of the rank's clock, never beyond it.
+    r.stats.mpi = SimTime::from_ps(r.stats.mpi.ps() + (r.clock - r.mpi_entry_clock).ps());
+    if (host_timing_) r.host_resume_ns = now_ns();
+  }
+  void charge_compute(SimTime t);   // explicit charge (xsim_compute)
+  // [rank] The rank's virtual clock, as the application's clock reads (MPI_Wtime, and gettimeofday and
+  // clock_gettime when virtual) return it; an MPI call of its own (the compute time is charged first).
+  // A rank that reads the clock kClockPollReads times in a row while it stands still (no computation, no
+  // MPI call that moves it: the processor model none) is taken to be waiting for it to advance, which it
+  // never would: from then on each such read advances it by the poll cost, as MPI_Test does, and the
+  // native process says so once on stderr. Counted per rank, so the same on any number of processes.
+  SimTime read_clock();
+  static constexpr uint32_t kClockPollReads = 256;
+  // Yields until this rank is the earliest runnable rank of the process and inside the current window,
+  // so that decisions depending on other ranks are final.
+  void yield_if_ahead();
+
+  // --- [rank] point-to-point ---------------------------------------------------------------------------
+  // Sends `count` x `type` at `buf` to world rank `dst`. Eager: returns at once. With `sync_req` >= 0 the
+  // request completes when the receiver matches the message (synchronous mode).
+  void send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx, int src_in_comm,
+            int sync_req);
+  [[gnu::always_inline]] int new_send_request(bool complete) {
+    int id;
+    if (!free_requests_.empty()) [[likely]] {
+      id = free_requests_.back();
+      free_requests_.pop_back();
+    } else {
+      id = grow_requests();
+    }
+    Request& q = requests_[static_cast<size_t>(id)];
+    uint32_t gen = q.gen;
+    q = Request{};
+    q.gen = gen;
+    q.kind = Request::Kind::Send;
+    q.complete = complete;
+    q.completion = current_ ? current_->clock : SimTime::zero();
+    return id;
+  }
+  // Posts a receive; returns its request id.
+  int post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx);
+  Request& request(int id) { return requests_[static_cast<size_t>(id)]; }
+  bool valid_request(int id) const {
+    return id >= 0 && static_cast<size_t>(id) < requests_.size() &&
+           requests_[static_cast<size_t>(id)].kind != Request::Kind::Free;
+  }
+  [[gnu::always_inline]] void release_request(int id) {
+    Request& q = requests_[static_cast<size_t>(id)];
+    if (q.kind == Request::Kind::Matched) [[unlikely]] release_matched(q);
+    q.kind = Request::Kind::Free;
+    ++q.gen;
+    free_requests_.push_back(id);
+  }
+  // Blocks until request `id` is complete (clock moves to its completion time).
+  void wait(int id, const BlockInfo& why) {
+    Request& q = requests_[static_cast<size_t>(id)];
+    if (!q.complete) wait_incomplete(q, why);
+    if (current_->clock < q.completion) {
+      current_->clock = q.completion;
+      clock_moved();
+    }
+  }
+  void wait_incomplete(Request& q, const BlockInfo& why);
+  // Blocks until at least one of `ids` (negative entries ignored) is complete; returns its position
+  // (earliest completion, ties lowest position), or -1 if all entries are negative.
+  int wait_any(int n, const int* ids, const BlockInfo& why);
+  // Nonblocking completion check at the current virtual time (charges the poll cost).
+  bool test(int id);
+  bool cancel(int id);
+  // Makes every arrival up to the current virtual time visible (yielding first if needed).
+  void refresh_arrivals();
+  // Probe: finds the first unexpected message matching (source, tag, ctx).
+  Message* probe(int source, int tag, uint64_t ctx, bool block, const BlockInfo& why);
+  // Nonblocking probe charged with the poll cost (MPI_Iprobe): probe(source, tag, ctx, false, ..), then
+  // charge_poll(). Inline up to the usual answer, "nothing": no unexpected message, no arrival due by the
+  // rank's clock, no nonblocking collective to progress (the full probe finds nothing then either).
+  // The yield is inline too (one frame from MPI_Iprobe to the context jump), and not remembered as
+  // ensure_earliest() would: the poll charge moves the clock at once.
+  [[gnu::always_inline]] Message* iprobe(int source, int tag, uint64_t ctx) {
+    Rank& r = *current_;
+    if (earliest_switch_ != switches_ || earliest_clock_ != r.clock) yield_inline();
+    Message* m = nullptr;
+    if (!r.unexpected.empty() || r.pending_progress ||
+        (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= r.clock)) [[unlikely]]
+      m = probe(source, tag, ctx, false, BlockInfo{"MPI_Iprobe", source, tag, MPI_COMM_NULL});
+    charge_poll();
+    return m;
+  }
+  // Matched probe: like probe, but the message leaves the unexpected queue and is held by a new request
+  // of kind Matched (its id is returned; -1 when nonblocking and nothing matches).
+  int mprobe(int source, int tag, uint64_t ctx, bool block, const BlockInfo& why);
+  // Receives the message held by Matched request `id` into (buf, count, type): `id` becomes a complete
+  // receive request (truncation reported in its status as for any receive).
+  void mrecv(int id, void* buf, int count, MPI_Datatype type);
+  // A request of `kind` (Coll, Persistent) that the API layer completes itself.
+  int new_request(Request::Kind kind);
+  void charge_poll() {
+    current_->clock += poll_cost_;
+    clock_moved();
+  }
+  // [rank] After the running rank's clock moved forward: delivers the pending messages once one of them
+  // may be due by it (they must be visible to its arrival checks and run-queue comparisons).
+  void clock_moved() {
+    if (pending_min_ <= current_->clock) [[unlikely]] drain_pending();
+  }
+
+  // Progress of operations the API layer drives (nonblocking collectives): while the current rank's
+  // `pending_progress` is non-zero, every completion call (wait, wait_any, test, refresh_arrivals, probe)
+  // runs `hook` after making the rank's arrivals visible, at a safe point of the rank's clock. The hook
+  // may send and post receives, never block.
+  using ProgressHook = void (*)(Rank&);
+  void set_progress_hook(ProgressHook hook) { progress_hook_ = hook; }
+
+  // Engine-applied messages (kind kApplied: one-sided operations, shared file pointers; docs/rma.md). They
+  // bypass matching: the destination's native process applies each one, in the order (t_arrive, source,
+  // send order) interleaved with its ranks in virtual time, by calling its family's hook (which owns it)
+  // with no rank current and the destination rank's globals in place. So an operation on a rank's memory
+  // takes effect at its arrival time whatever that rank is doing, and identically for any N.
+  static constexpr int kAppliedFamilies = 4;
+  using AppliedHook = void (*)(Message* m);
+  void set_applied_hook(int family, AppliedHook hook) { applied_hooks_[family] = hook; }
+  // [rank] Sends `m` (payload, ctx, tag and family filled in) from the current rank to world rank `dst`,
+  // leaving at its clock and costing the network latency of `model_bytes` (per-pair FIFO order as for every
+  // send). Returns the arrival time.
+  SimTime send_applied(Message* m, int64_t dst, uint64_t model_bytes);
+  // [hook] Sends `m` on behalf of local world rank `src`, leaving at virtual time `t`.
+  SimTime send_applied_from(Message* m, int64_t src, int64_t dst, SimTime t, uint64_t model_bytes);
+  // [hook] A blocked local rank is resumed at virtual time `t` (to re-check what it waits for).
+  void wake(int64_t world, SimTime t);
+  // [rank] Blocks until `done()` holds: checked once the rank is the earliest of its process (so every
+  // message applied up to its clock has been applied) and again after every wake-up.
+  template <class Done>
+  void wait_until(Done&& done, const BlockInfo& why) {
+    yield_if_ahead();
+    for (;;) {
+      process_arrivals(*current_, current_->clock);
+      progress(*current_);
+      if (done()) return;
+      block(why);
+    }
+  }
+
+  // --- collective replay (coll_replay.cpp) --------------------------------------------------------------
+  // The pieces of a send the fast path of local collectives needs to time a message exactly as send() does.
+  // The network latency of `bytes` from world rank `src` to world rank `dst`.
+  SimTime message_latency(int64_t src, int64_t dst, uint64_t bytes) const {
+    return net_->message_latency(core_of(src), core_of(dst), bytes, transfer_memo_);
+  }
+  // The arrival of a message from local rank `r` to `dst` leaving at virtual time `now` with network arrival
+  // `t`, after every earlier message of the pair (send()'s FIFO rule; updates r's record of recent sends).
+  SimTime fifo_arrival_at(Rank& r, int32_t dst, SimTime now, SimTime t) {
+    return fifo_clamp(r.recent, dst, now + min_latency_, t);
+  }
+  // The per-pair FIFO rule on a sender's list of recent sends: a message to `dst` that would arrive at `t`
+  // arrives no earlier than the sender's earlier messages to `dst`. Messages between one pair never overtake
+  // each other. Only sends whose arrival is later than anything a new send could achieve (`horizon`: now +
+  // minimum latency) are remembered, so the list stays tiny.
+  static SimTime fifo_clamp(SmallVec<Rank::RecentSend, 2>& rec, int32_t dst, SimTime horizon, SimTime t) {
+    size_t k = 0;
+    for (size_t i = 0; i < rec.size(); ++i) {
+      if (rec[i].t_arrive <= horizon) continue;
+      if (rec[i].dst == dst && rec[i].t_arrive > t) t = rec[i].t_arrive;
+      rec[k++] = rec[i];
+    }
+    rec.truncate(k);
+    if (t > horizon) rec.push_back({dst, t});
+    return t;
+  }
+  SimTime min_latency() const { return min_latency_; }
+  // Counts `messages` replayed data messages of `bytes` in all sent by local rank `r` (statistics, report,
+  // send order).
+  void count_replayed_sends(Rank& r, uint64_t messages, uint64_t bytes) {
+    r.stats.messages += messages;
+    r.stats.bytes += bytes;
+    r.send_seq += messages;
+    messages_sent_ += messages;
+  }
+  // Makes local rank `r`'s globals current (privatization), for code run on its behalf from another
+  // rank's fiber (user-defined reduction operations); enter_globals(current()) restores.
+  void enter_globals(const Rank& r);
+
+  // --- [rank] lifecycle ------------------------------------------------------------------------------
+  [[noreturn]] void rank_exit(int code);          // exit() called by the application
+  [[noreturn]] void abort_simulation(int code, const std::string& why);
+
+  // Crash reporting (signal handler): the rank whose stack contains `addr`, or -1.
+  long rank_of_stack_address(const void* addr) const;
+  bool is_stack_overflow(const void* addr) const { return stacks_->overflow_slot(addr) >= 0; }
+  // True when the running rank's stack pointer `sp` has left its stack or its canary is damaged.
+  bool current_stack_overflowed(const void* sp) const;
+  int64_t world_of_local(long i) const { return first_local_ + i; }
+
+  uint64_t context_switches() const { return switches_; }
+
+  // Observation (observer.hpp, progress.hpp; docs/observability.md): null unless a trace, statistics or the
+  // progress line is on; the engine's hooks cost one predictable branch each when they are off.
+  void set_observer(Observer* o) {
+    observer_ = o;
+    watched_ = observer_ || progress_;
+    note_direct_switches();
+  }
+  Observer* observer() const { return observer_; }
+  void set_progress(Progress* p) {
+    progress_ = p;
+    watched_ = observer_ || progress_;
+    note_direct_switches();
+  }
+  int64_t unfinished_local() const { return unfinished_local_; }
+  uint64_t messages_sent() const { return messages_sent_; }   // data messages sent by this process's ranks
+
+ private:
+  void enqueue(Rank& r, SimTime key) {
+    r.queued = true;
+    r.queue_key = key;
+    ++r.queue_gen;
+    queue_.push(key.ps(), r.index, r.queue_gen);
+  }
+  int grow_requests();                  // a new entry at the end of the request table: its id
+  void release_matched(Request& q);     // frees the message a released Matched request still holds
+  // [rank] yield_if_ahead(), skipped when the current rank has already been found the earliest of its
+  // process at its present clock since it was last resumed. The answer stands until its clock moves or
+  // it switches out: its own sends arrive after clock + min latency (deliver_local forgets the answer for
+  // a zero-latency one), and only wake() (forgets it too) queues ranks otherwise. Saves the second run-queue
+  // look-up of a receive (post_recv, then wait at the same clock).
+  void ensure_earliest() {
+    if (earliest_switch_ == switches_ && earliest_clock_ == current_->clock) return;
+    yield_if_ahead();
+    earliest_switch_ = switches_;
+    earliest_clock_ = current_->clock;
+  }
+  void forget_earliest() { earliest_switch_ = ~uint64_t{0}; }
+  // [rank] block(), then: a rank resumed at its queue key is the run queue's minimum at its clock (ties by
+  // rank, applied messages first, inside the window), so the next ensure_earliest() at that clock is free.
+  void block_then_note(const BlockInfo& why) {
+    block(why);
+    Rank& r = *current_;
+    if (r.clock == r.queue_key) {
+      earliest_switch_ = switches_;
+      earliest_clock_ = r.clock;
+    }
+  }
+  void clean_heap_top();
+  void switch_to_scheduler();
+  // [rank] The current rank leaves (queued or blocked): straight to the next rank to run when the scheduler
+  // has nothing else to do first, else to the scheduler.
+  void switch_out();
+  void switch_out_clean();  // switch_out() when the run queue's top is known to be live
+  // [rank] The current rank `a`, queued, leaves for the run queue's top (`index`, at `key`), known to be live,
+  // inside the window and before any engine-applied message: directly when nothing else stops it, else
+  // through the scheduler.
+  [[gnu::always_inline]] void switch_to_top(Rank& a, int64_t key, int32_t index) {
+    // switch_out_clean's checks, less those the caller's facts settle: the top is inside the window, no
+    // engine-applied message comes before it, and it is not `a` (queued behind it).
+    Rank& b = ranks_[static_cast<size_t>(index)];
+    if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)) ||
+        due_before(b, key)) [[unlikely]]
+      return switch_to_scheduler();
+    take_top(b, key);
+    if (large_scale_) prefetch_next();
+    jump_to(a, b);
+  }
+  // [rank] A direct switch's hand-over: the run queue's top `b` (live, at `key`) leaves the queue and becomes
+  // the running rank, its clock raised to `key` (a blocked rank sat idle until then).
+  [[gnu::always_inline]] void take_top(Rank& b, int64_t key) {
+    queue_.pop();
+    b.queued = false;
+    if (b.clock.ps() < key) b.clock = SimTime::from_ps(key);
+    ++switches_;
+    b.state = RankState::Running;
+  }
+  // [rank] Jumps from the current rank `a` to rank `b` (started, taken off the queue, made Running).
+  [[gnu::always_inline]] void jump_to(Rank& a, Rank& b) {
+    const int saved_errno = *errno_;  // errno belongs to the native thread: each rank keeps its own
+    current_ = &b;
+    leaving_ = &a;
+#if XSIM_ASAN
+    FiberStack& here = a.running_stack();
+    switch_leave(&here, &b.running_stack());
+    boost::context::fiber f = std::move(b.fiber).resume();
+    switch_arrive(here);
+#else
+    boost::context::fiber f = std::move(b.fiber).resume();
+#endif
+    take_incoming(std::move(f));
+    *errno_ = saved_errno;
+  }
+  // yield_if_ahead(), inline up to the jump to the next rank (the usual case); the rest out of line.
+  [[gnu::always_inline]] void yield_inline() {
+    Rank& r = *current_;
+    if (r.clock >= window_end_ || (!applied_.empty() && applied_.front()->t_arrive <= r.clock)) [[unlikely]]
+      return yield_behind(r);
+    const RunQueue::Entry* top = live_top();
+    if (!top) return;
+    const int64_t key = queue_.top_key();
+    const int32_t index = top->index;
+    if (key > r.clock.ps() || (key == r.clock.ps() && index > r.index)) return;
+    r.state = RankState::Runnable;
+    enqueue(r, r.clock);  // behind the top, which stays the (live) top
+    // The top is at or before r's clock: inside the window, and before any applied message (both checked
+    // against r's clock above).
+    switch_to_top(r, key, index);
+  }
+  // [rank] The current rank `r` is beyond the window, or an engine-applied message comes first (applied
+  // first on ties): it queues itself and leaves.
+  void yield_behind(Rank& r);
+  // The run queue's live top (stale entries before it dropped), or null when it is empty. Inline while the
+  // top is live.
+  const RunQueue::Entry* live_top() {
+    if (queue_.empty()) return nullptr;
+    const RunQueue::Entry& e = queue_.top();
+    const Rank& t = ranks_[static_cast<size_t>(e.index)];
+    if (t.queued && t.queue_gen == e.gen) [[likely]] return &e;
+    clean_heap_top();
+    return queue_.empty() ? nullptr : &queue_.top();
+  }
+  // direct_switch_: no observer, no progress line, no privatization (switch_out's conditions that never
+  // change during a run, kept in one flag).
+  void note_direct_switches() { direct_switch_ = !observer_ && !progress_ && !priv_; }
+  void charge_host_time(Rank& r);  // mpi_enter's processor model: the host time since the rank last resumed
+  // Starts loading what the ranks queued after the one about to run will touch when resumed.
+  void prefetch_next();
+  // After a switch lands: stores the continuation it brought in the record of whoever left (leaving_).
+  // The destination is empty (its continuation was resumed): a swap leaves `f` empty, nothing to destroy.
+  void take_incoming(boost::context::fiber&& f) {
+    if (leaving_)
+      leaving_->fiber.swap(f);  // a rank switched here directly: its continuation
+    else
+      scheduler_.swap(f);
+  }
+  void resume(Rank& r);
+  void watch_resume(Rank& r, SimTime key);
+  void start_fiber(Rank& r);
+  void run_window(SimTime window_end);
+  void deliver_local(Message* m);
+  // A message from the running rank to a local rank, arriving later than the sender's clock: into the
+  // pending ring (the oldest is delivered when it is full).
+  void defer_delivery(Message* m);
+  // Delivers every pending message (oldest first), first prefetching each destination's first arrival.
+  void drain_pending();
+  // True (after draining) when a pending message might be due by `key` or by rank `b`'s clock: the run
+  // queue's top must then be read again. For a direct switch to `b` at `key`.
+  bool due_before(const Rank& b, int64_t key) {
+    if (pending_min_.ps() > key && pending_min_ > b.clock) [[likely]] return false;
+    drain_pending();
+    return true;
+  }
+  void route(Message* m) {
+    if (static_cast<uint64_t>(m->dst - first_local_) < ranks_.size())  // one of this process's ranks
+      deliver_local(m);
+    else
+      route_remote(m);
+  }
+  void route_remote(Message* m);
+  // Processes r's arrivals up to `upto` (matching each against the posted receives, else queueing it as
+  // unexpected); inline: usually there is none due, and the test is two loads.
+  void process_arrivals(Rank& r, SimTime upto) {
+    if (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) process_due_arrivals(r, upto);
+  }
+  void process_due_arrivals(Rank& r, SimTime upto);
+  [[gnu::always_inline]] inline void match_recv(Rank& r, Request& q, Message* m, SimTime when);
+  void progress(Rank& r) {
+    if (r.pending_progress && progress_hook_) progress_hook_(r);
+  }
+  void send_ack(Rank& r, Message* m, SimTime when);
+  SimTime fifo_arrival(Rank& r, int32_t dst, SimTime t) { return fifo_arrival_at(r, dst, r.clock, t); }
+  void finish_rank(Rank& r, int code);
+  void check_canary(Rank& r);
+  int report_deadlock(int64_t unfinished_total);
+  void block(const BlockInfo& why);
+  void print_stack_of_current();
+  SimTime local_next_key();
+  int64_t now_ns() const;
+
+  const Options& opt_;
+  Hooks hooks_;
+  std::unique_ptr<net::Network> net_;
+  std::unique_ptr<proc::ProcessorModel> cpu_;
+  bool host_timing_;
+  int proc_, nprocs_;
+  int64_t nranks_, first_local_;
+  AppMain app_main_;
+  int argc_;
+  char** argv_;
+  char** envp_;
+  std::vector<Rank> ranks_;
+  std::vector<int32_t> core_of_rank_;
+  int64_t cores_per_node_ = 1;
+  std::vector<int64_t> proc_first_;         // first rank of each native process; proc_first_[nprocs] = M
+  std::unique_ptr<StackPool> stacks_;
+  privatize::Privatizer* priv_ = nullptr;   // not owned; nullptr: globals are shared
+  RunQueue queue_;                          // runnable ranks and blocked ranks with a pending arrival
+  Rank* current_ = nullptr;
+  boost::context::fiber scheduler_;         // the scheduler's continuation while a rank runs
+  bool large_scale_ = false;  // the large-scale mode: prefetch_next on every resume, deferred delivery
+  // Deferred delivery (large_scale_): sends to local ranks wait in a ring of kPending before
+  // deliver_local, so that the destination's record (prefetched by the send) and its first arrival
+  // (prefetched half-way) are cached when the delivery touches them. Invariant: no pending message is due
+  // by the running rank's clock, nor by the key of a rank about to resume (pending_min_, a lower bound of
+  // their arrivals, stays above both; see clock_moved, due_before and run_window).
+  static constexpr unsigned kPending = 16;   // a power of two
+  Message* pending_[kPending];
+  unsigned pending_head_ = 0, pending_count_ = 0;
+  SimTime pending_min_ = SimTime::infinity();  // infinity when none is pending
+  Rank* leaving_ = nullptr;                 // who made the last switch: a rank, or null (the scheduler)
+  [[no_unique_address]] FiberStack scheduler_stack_;  // learned when the first rank starts (ASan only)
+  SimTime window_end_ = SimTime::infinity();
+  SimTime lookahead_ = SimTime::infinity();
+  SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
+  mutable net::Network::TransferMemo transfer_memo_;  // message_latency's last transfer time
+  RequestTable requests_;
+  std::vector<int32_t> free_requests_;
+  std::unique_ptr<native::Exchange> exchange_;
+  ProgressHook progress_hook_ = nullptr;
+  std::vector<Message*> applied_;           // engine-applied messages not yet applied: min-heap on arrival order
+  AppliedHook applied_hooks_[kAppliedFamilies] = {};
+  uint64_t applied_seq_ = 0;                // send order of the messages hooks send (after the ranks' own)
+  void apply_next();
+  SimTime out_min_ = SimTime::infinity();   // earliest arrival among messages sent off-process this window
+  bool deadlock_reporting_ = false;
+  int64_t unfinished_local_ = 0;
+  uint64_t switches_ = 0, windows_ = 0;
+  uint64_t earliest_switch_ = ~uint64_t{0};  // ensure_earliest(): the resume (switches_) and clock at which
+  SimTime earliest_clock_ = SimTime::from_ps(-1);  // the current rank was last found the earliest
+  uint64_t messages_sent_ = 0;
+  Observer* observer_ = nullptr;
+  Progress* progress_ = nullptr;
+  bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
+  bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
+  SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
+  // What read_clock advances a polling rank's clock by: the poll cost, or 1 ns when that is zero.
+  SimTime poll_step() const { return poll_cost_ > SimTime::zero() ? poll_cost_ : SimTime::from_ns(1); }
+  bool clock_poll_noted_ = false;           // read_clock's message has been printed
+  int* errno_ = nullptr;                    // errno of the thread in run(): saved and restored around every switch
+  double wall_start_ = 0;
+  double run_cpu_seconds_ = 0;
+ public:
+  // read by the report
+  const std::vector<Rank>& ranks() const { return ranks_; }
+  uint64_t windows() const { return windows_; }
+  const native::Exchange* exchange() const { return exchange_.get(); }  // null with one native process
+  double wall_start() const { return wall_start_; }
+  double run_cpu_seconds() const { return run_cpu_seconds_; }  // CPU time of the scheduler thread in run()
+};
+
+extern Engine* g_engine;  // the process's engine while a simulation runs, else nullptr
+
+}  // namespace xsim

@@ -1,0 +1,24 @@
+// What the engine's translation units share and nobody else needs (engine.cpp: construction and the window
+// loop; scheduler.cpp: resuming and switching ranks, their clocks; messages.cpp: sending, delivery, matching
+// and requests; deadlock.cpp: the deadlock report). Layer: libxsim/runtime/core (xsim_core), private to it.
+#pragma once
+#include <boost/context/fiber.hpp>
+
+#include "engine.hpp"
+
+namespace xsim {
+
+// Arrival order: earliest t_arrive first; ties by lowest source, then send order (DESIGN.md §2).
+struct LaterArrival {
+  bool operator()(const Message* a, const Message* b) const {
+    if (a->t_arrive != b->t_arrive) return a->t_arrive > b->t_arrive;
+    if (a->src != b->src) return a->src > b->src;
+    return a->seq > b->seq;
+  }
+};
+
+// A fiber that ended through exit() can never be resumed or unwound: its continuation object is dropped
+// here without running its destructor (which would try to unwind the abandoned application stack).
+void forget(boost::context::fiber&& f);
+
+}  // namespace xsim

@@ -1,0 +1,38 @@
+// SimTransport: the collective algorithms' Transport over virtual messages on a communicator's
+// collective context. Layer: libxsim/runtime/mpi/objects (xsim_mpi). Lives for one collective call on the calling rank's fiber.
+#pragma once
+#include "api_support.hpp"
+#include "coll/transport.hpp"
+
+namespace xsim {
+
+class SimTransport final : public coll::Transport {
+ public:
+  SimTransport(Comm& c, const char* call) : c_(c), me_(my_rank_in(c)), call_(call) {}
+  int rank() const override { return me_; }
+  int size() const override { return c_.size; }
+  int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag) override {
+    g_engine->send(buf, count, type, c_.world_of(dest), tag, c_.coll_ctx(), me_, -1);
+    return g_engine->new_send_request(true);
+  }
+  int irecv(void* buf, int count, MPI_Datatype type, int source, int tag) override {
+    return g_engine->post_recv(buf, count, type, source, tag, c_.coll_ctx());
+  }
+  void waitall(int n, const int* ids) override {
+    for (int i = 0; i < n; ++i) {
+      Request& q = g_engine->request(ids[i]);
+      g_engine->wait(ids[i], BlockInfo{call_, q.kind == Request::Kind::Recv ? q.source : -3, q.tag, c_.handle});
+      int err = q.error();
+      g_engine->release_request(ids[i]);
+      if (err == MPI_ERR_TRUNCATE)
+        fail(MPI_ERR_TRUNCATE, "message truncated: the ranks passed inconsistent counts or datatypes");
+    }
+  }
+
+ private:
+  Comm& c_;
+  int me_;
+  const char* call_;
+};
+
+}  // namespace xsim
