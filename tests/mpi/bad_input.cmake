@@ -7,7 +7,7 @@
 #   bad_toml(NAME CODE REGEX TOML)        writes TOML to <build>/bad_input/NAME.toml and runs the exit_codes
 #                                         program with -xsim-config on it (the REGEX sees the file name)
 #   bad_call(NAME N MODE RETURN_REGEX FATAL_CODE FATAL_REGEX)
-#                                         tests/mpi/bad_calls.c MODE twice: with MPI_ERRORS_RETURN (exit 0,
+#                                         tests/mpi/errors/bad_calls.c MODE twice: with MPI_ERRORS_RETURN (exit 0,
 #                                         stdout matches RETURN_REGEX: the code came back and the program went
 #                                         on) and with MPI_ERRORS_ARE_FATAL (exit FATAL_CODE, stderr matches
 #                                         FATAL_REGEX: the run ended naming the rank and the call).
@@ -17,7 +17,7 @@
 # Exit codes (docs/errors.md): 2 bad input or configuration (before the run starts), 3 deadlock, 1 an MPI
 # error under MPI_ERRORS_ARE_FATAL or a limit reached during the run, MPI_Abort's code, the application's code.
 
-add_executable(bad_calls bad_calls.c)
+add_executable(bad_calls errors/bad_calls.c)
 target_link_libraries(bad_calls PRIVATE xsim MPI::MPI_C)
 set(BAD_OK $<TARGET_FILE:exit_codes> ok)           # a program that runs fine when the options are fine
 set(BAD_CALLS $<TARGET_FILE:bad_calls>)
@@ -138,7 +138,7 @@ bad_input(time_overflow_latency 1 1
   "rank 0 at virtual time 8000000\\.000000006 s: MPI_Sendrecv: virtual time overflow \\(more than 106 days"
   ${EX}/ring 5 -xsim-np 2 ${NONE} -xsim-mn star:lat=2000000s)
 
-# --- misuse inside the application (tests/mpi/bad_calls.c), under both error handlers -------------------------
+# --- misuse inside the application (tests/mpi/errors/bad_calls.c), under both error handlers -------------------------
 # MODE             RETURN: the class that comes back              FATAL: exit code, what the run's end says
 bad_call(rank 1 rank "MPI_Send returned MPI_ERR_RANK" 1
   "rank 1 at virtual time [0-9.]+ s: MPI_Send: invalid rank 4 \\(MPI_COMM_WORLD has 4 ranks\\).*MPI_ERRORS_ARE_FATAL")

@@ -30,8 +30,8 @@ mpicc.openmpi -std=gnu11 -O1 -fPIC -shared -Wno-stringop-overflow -o libxsim_for
   "$src/fortran/bindings.c" "$src/fortran/special.c" unsupported.c || { echo "FAIL: bindings do not compile"; exit 1; }
 fail=0
 for t in conventions coll types cart; do
-  mpif90.openmpi -frecursive -fallow-argument-mismatch -w -o "fortran_$t" "$src/tests/mpi/fortran_test_util.f90" \
-    "$src/tests/mpi/fortran_$t.f90" \
+  mpif90.openmpi -frecursive -fallow-argument-mismatch -w -o "fortran_$t" "$src/tests/mpi/fortran/fortran_test_util.f90" \
+    "$src/tests/mpi/fortran/fortran_$t.f90" \
     -L. -lxsim_fortran_ompi -Wl,-rpath,"$PWD" || { echo "FAIL: fortran_$t does not build"; fail=1; continue; }
   timeout 120 mpirun.openmpi --allow-run-as-root --oversubscribe -np 2 "./fortran_$t" > "$t.out" 2>&1
   rc=$?
