@@ -1,4 +1,4 @@
-// Unit tests for the engine (libxsim/runtime/engine.*): SimTime arithmetic, the time-ordered scheduler,
+// Unit tests for the engine (libxsim/runtime/core/engine.*): the time-ordered scheduler,
 // message matching in virtual arrival order, polling, synchronous sends, truncation, deadlock detection,
 // scale and determinism. The Engine is driven directly (no MPI entry points): each test's application is
 // a plain function run once per virtual rank on its own fiber; parameters and results travel through
@@ -101,81 +101,6 @@ void send_ints(const int* buf, int n, int dst, int tag, int sync_req = -1) {
 }
 int irecv(int* buf, int n, int src, int tag) { return E().post_recv(buf, n, MPI_INT, src, tag, kCtx); }
 void wait(int id) { E().wait(id, BlockInfo{"test", -1, -1, MPI_COMM_WORLD}); }
-
-// =====================================================================================================
-// 1. SimTime arithmetic
-
-TEST(SimTimeTest, ConstructionAndUnits) {
-  EXPECT_EQ(SimTime::from_ps(7).ps(), 7);
-  EXPECT_EQ(SimTime::from_ns(25'000).ps(), 25'000'000);
-  EXPECT_EQ(SimTime::zero().ps(), 0);
-  EXPECT_EQ(SimTime().ps(), 0);
-  EXPECT_DOUBLE_EQ(SimTime::from_ps(1'500'000'000'000).seconds(), 1.5);
-}
-
-TEST(SimTimeTest, FromSecondsRoundsToNearestPicosecond) {
-  EXPECT_EQ(SimTime::from_seconds(0.0).ps(), 0);
-  EXPECT_EQ(SimTime::from_seconds(1e-12).ps(), 1);
-  EXPECT_EQ(SimTime::from_seconds(1.4e-12).ps(), 1);
-  EXPECT_EQ(SimTime::from_seconds(1.6e-12).ps(), 2);
-  EXPECT_EQ(SimTime::from_seconds(0.4e-12).ps(), 0);
-  EXPECT_EQ(SimTime::from_seconds(1e-6).ps(), 1'000'000);
-  EXPECT_EQ(SimTime::from_seconds(0.5).ps(), 500'000'000'000);
-  EXPECT_EQ(SimTime::from_seconds(3.0).ps(), 3'000'000'000'000);
-  EXPECT_EQ(SimTime::from_seconds(1e6).ps(), 1'000'000'000'000'000'000);  // 11.6 days
-}
-
-TEST(SimTimeTest, FromSecondsRejectsBadValues) {
-  EXPECT_THROW(SimTime::from_seconds(-1e-12), std::overflow_error);
-  EXPECT_THROW(SimTime::from_seconds(-1.0), std::overflow_error);
-  EXPECT_THROW(SimTime::from_seconds(std::numeric_limits<double>::quiet_NaN()), std::overflow_error);
-  EXPECT_THROW(SimTime::from_seconds(std::numeric_limits<double>::infinity()), std::overflow_error);
-  EXPECT_THROW(SimTime::from_seconds(1e7), std::overflow_error);  // 1e19 ps > INT64_MAX
-}
-
-TEST(SimTimeTest, OrderingMaxMin) {
-  SimTime a = SimTime::from_ps(10), b = SimTime::from_ps(20), a2 = SimTime::from_ns(0) + SimTime::from_ps(10);
-  EXPECT_LT(a, b);
-  EXPECT_LE(a, b);
-  EXPECT_GT(b, a);
-  EXPECT_GE(b, a);
-  EXPECT_EQ(a, a2);
-  EXPECT_NE(a, b);
-  EXPECT_FALSE(a < a2);
-  EXPECT_EQ(max(a, b), b);
-  EXPECT_EQ(max(b, a), b);
-  EXPECT_EQ(min(a, b), a);
-  EXPECT_EQ(min(b, a), a);
-  EXPECT_EQ((b - a).ps(), 10);
-  EXPECT_EQ((a + b).ps(), 30);
-  SimTime c = a;
-  c += b;
-  EXPECT_EQ(c.ps(), 30);
-}
-
-TEST(SimTimeTest, OverflowThrowsNeverWraps) {
-  const int64_t big = std::numeric_limits<int64_t>::max();
-  EXPECT_THROW(SimTime::from_ps(big - 5) + SimTime::from_ps(10), std::overflow_error);
-  // A sum that would land exactly on the infinity sentinel is an overflow too.
-  EXPECT_THROW(SimTime::from_ps(big - 1) + SimTime::from_ps(1), std::overflow_error);
-  EXPECT_NO_THROW(SimTime::from_ps(big - 2) + SimTime::from_ps(1));
-  EXPECT_EQ((SimTime::from_ps(big - 2) + SimTime::from_ps(1)).ps(), big - 1);
-  SimTime c = SimTime::from_ps(big / 2 + 1);
-  EXPECT_THROW(c += c, std::overflow_error);
-  EXPECT_EQ(c.ps(), big / 2 + 1);  // unchanged after the failed addition
-  EXPECT_THROW(SimTime::from_ns(big / 100), std::overflow_error);
-  EXPECT_THROW(SimTime::infinity() + SimTime::from_ps(1), std::overflow_error);
-}
-
-TEST(SimTimeTest, Infinity) {
-  EXPECT_TRUE(SimTime::infinity().is_infinite());
-  EXPECT_FALSE(SimTime::from_ps(std::numeric_limits<int64_t>::max() - 1).is_infinite());
-  EXPECT_FALSE(SimTime::zero().is_infinite());
-  EXPECT_GT(SimTime::infinity(), SimTime::from_seconds(1e6));
-  EXPECT_EQ(min(SimTime::infinity(), SimTime::from_ps(3)).ps(), 3);
-  EXPECT_EQ(max(SimTime::infinity(), SimTime::from_ps(3)), SimTime::infinity());
-  EXPECT_FALSE((SimTime::infinity() - SimTime::from_ps(1)).is_infinite());
-}
 
 // =====================================================================================================
 // 2. Send/receive timing

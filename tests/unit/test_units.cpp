@@ -1,7 +1,10 @@
-// Unit tests for common/units: exact parsing of times, bandwidths and sizes, and their printing.
+// Unit tests for common/: SimTime (integer picoseconds: construction, rounding from seconds, ordering,
+// overflow that throws instead of wrapping, infinity) and units (exact parsing of times, bandwidths and
+// sizes, and their printing).
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -184,6 +187,80 @@ TEST(UnitsFormat, Size) {
   EXPECT_EQ(format_size(1025), "1025 B");  // 1.0009765625 KiB has too many digits: bytes instead
   for (uint64_t b : {0ull, 1ull, 1025ull, 1536ull, 262'144ull, 3ull << 30})
     EXPECT_EQ(parse_size(format_size(b)), b) << format_size(b);
+}
+
+// ---- SimTime
+
+TEST(SimTimeTest, ConstructionAndUnits) {
+  EXPECT_EQ(SimTime::from_ps(7).ps(), 7);
+  EXPECT_EQ(SimTime::from_ns(25'000).ps(), 25'000'000);
+  EXPECT_EQ(SimTime::zero().ps(), 0);
+  EXPECT_EQ(SimTime().ps(), 0);
+  EXPECT_DOUBLE_EQ(SimTime::from_ps(1'500'000'000'000).seconds(), 1.5);
+}
+
+TEST(SimTimeTest, FromSecondsRoundsToNearestPicosecond) {
+  EXPECT_EQ(SimTime::from_seconds(0.0).ps(), 0);
+  EXPECT_EQ(SimTime::from_seconds(1e-12).ps(), 1);
+  EXPECT_EQ(SimTime::from_seconds(1.4e-12).ps(), 1);
+  EXPECT_EQ(SimTime::from_seconds(1.6e-12).ps(), 2);
+  EXPECT_EQ(SimTime::from_seconds(0.4e-12).ps(), 0);
+  EXPECT_EQ(SimTime::from_seconds(1e-6).ps(), 1'000'000);
+  EXPECT_EQ(SimTime::from_seconds(0.5).ps(), 500'000'000'000);
+  EXPECT_EQ(SimTime::from_seconds(3.0).ps(), 3'000'000'000'000);
+  EXPECT_EQ(SimTime::from_seconds(1e6).ps(), 1'000'000'000'000'000'000);  // 11.6 days
+}
+
+TEST(SimTimeTest, FromSecondsRejectsBadValues) {
+  EXPECT_THROW(SimTime::from_seconds(-1e-12), std::overflow_error);
+  EXPECT_THROW(SimTime::from_seconds(-1.0), std::overflow_error);
+  EXPECT_THROW(SimTime::from_seconds(std::numeric_limits<double>::quiet_NaN()), std::overflow_error);
+  EXPECT_THROW(SimTime::from_seconds(std::numeric_limits<double>::infinity()), std::overflow_error);
+  EXPECT_THROW(SimTime::from_seconds(1e7), std::overflow_error);  // 1e19 ps > INT64_MAX
+}
+
+TEST(SimTimeTest, OrderingMaxMin) {
+  SimTime a = SimTime::from_ps(10), b = SimTime::from_ps(20), a2 = SimTime::from_ns(0) + SimTime::from_ps(10);
+  EXPECT_LT(a, b);
+  EXPECT_LE(a, b);
+  EXPECT_GT(b, a);
+  EXPECT_GE(b, a);
+  EXPECT_EQ(a, a2);
+  EXPECT_NE(a, b);
+  EXPECT_FALSE(a < a2);
+  EXPECT_EQ(max(a, b), b);
+  EXPECT_EQ(max(b, a), b);
+  EXPECT_EQ(min(a, b), a);
+  EXPECT_EQ(min(b, a), a);
+  EXPECT_EQ((b - a).ps(), 10);
+  EXPECT_EQ((a + b).ps(), 30);
+  SimTime c = a;
+  c += b;
+  EXPECT_EQ(c.ps(), 30);
+}
+
+TEST(SimTimeTest, OverflowThrowsNeverWraps) {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  EXPECT_THROW(SimTime::from_ps(big - 5) + SimTime::from_ps(10), std::overflow_error);
+  // A sum that would land exactly on the infinity sentinel is an overflow too.
+  EXPECT_THROW(SimTime::from_ps(big - 1) + SimTime::from_ps(1), std::overflow_error);
+  EXPECT_NO_THROW(SimTime::from_ps(big - 2) + SimTime::from_ps(1));
+  EXPECT_EQ((SimTime::from_ps(big - 2) + SimTime::from_ps(1)).ps(), big - 1);
+  SimTime c = SimTime::from_ps(big / 2 + 1);
+  EXPECT_THROW(c += c, std::overflow_error);
+  EXPECT_EQ(c.ps(), big / 2 + 1);  // unchanged after the failed addition
+  EXPECT_THROW(SimTime::from_ns(big / 100), std::overflow_error);
+  EXPECT_THROW(SimTime::infinity() + SimTime::from_ps(1), std::overflow_error);
+}
+
+TEST(SimTimeTest, Infinity) {
+  EXPECT_TRUE(SimTime::infinity().is_infinite());
+  EXPECT_FALSE(SimTime::from_ps(std::numeric_limits<int64_t>::max() - 1).is_infinite());
+  EXPECT_FALSE(SimTime::zero().is_infinite());
+  EXPECT_GT(SimTime::infinity(), SimTime::from_seconds(1e6));
+  EXPECT_EQ(min(SimTime::infinity(), SimTime::from_ps(3)).ps(), 3);
+  EXPECT_EQ(max(SimTime::infinity(), SimTime::from_ps(3)), SimTime::infinity());
+  EXPECT_FALSE((SimTime::infinity() - SimTime::from_ps(1)).is_infinite());
 }
 
 }  // namespace
