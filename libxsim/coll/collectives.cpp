@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/blocks.hpp"
 #include "coll/pof2.hpp"
 #include "native/datatype.hpp"
 
@@ -66,12 +67,18 @@ inline bool in_place(const void* buf) { return buf == MPI_IN_PLACE; }
 inline int low_bit(int rel, int p) { return rel == 0 ? pof2_ceil(p) : (rel & -rel); }
 // Ranks in the binomial subtree rooted at relative rank `rel`.
 inline int subtree_size(int rel, int p) { return std::min(low_bit(rel, p), p - rel); }
-
-inline MPI_Aint extent_of(MPI_Datatype t) { return native::type_extent(t).extent; }
-inline char* offset(void* buf, int64_t elems, MPI_Aint extent) { return static_cast<char*>(buf) + elems * extent; }
-inline const char* offset(const void* buf, int64_t elems, MPI_Aint extent) {
-  return static_cast<const char*>(buf) + elems * extent;
+// A rank's place in the binomial tree of a gather or scatter of p ranks rooted at `root`: its relative
+// rank, the ranks of its subtree, and the packed size of one rank's block (`count` of `type`, the root's
+// side of the call, at the root; `leaf_count` of `leaf_type` elsewhere).
+struct Binomial {
+  int rel, sub;
+  size_t blk;
+};
+inline Binomial binomial(int p, int r, int root, int count, MPI_Datatype type, int leaf_count, MPI_Datatype leaf_type) {
+  const int rel = (r - root + p) % p;
+  return {rel, subtree_size(rel, p), r == root ? bytes_of(count, type) : bytes_of(leaf_count, leaf_type)};
 }
+
 inline int as_count(uint64_t n) { return static_cast<int>(n); }
 
 // Predefined reduction operations (MPICH takes the long-message reduce/allreduce algorithms for these
@@ -159,6 +166,18 @@ void bcast_scatter_allgather(Transport& t, void* buf, int count, MPI_Datatype ty
 // ---------------------------------------------------------------------------------------------------
 // Reduction building blocks
 
+// Where a rank reduces towards `root`: the root's receive buffer (its own data copied in, unless in place),
+// elsewhere a copy of its data in `own`.
+char* accumulator(int r, int root, const void* sbuf, void* rbuf, int count, MPI_Datatype type,
+                  std::unique_ptr<native::TypedBuffer>& own) {
+  if (r == root) {
+    if (!in_place(sbuf)) copy(sbuf, count, type, rbuf, count, type);
+    return static_cast<char*>(rbuf);
+  }
+  own = std::make_unique<native::TypedBuffer>(count, type);
+  copy(sbuf, count, type, own->get(), count, type);
+  return own->get();
+}
 
 // Fold step: even ranks below 2*rem send `acc` to rank+1; odd ones reduce it in (lower rank first).
 // Returns the new rank, or -1 for a rank that sat out.
@@ -234,15 +253,7 @@ void reduce_binomial(Transport& t, const void* sbuf, void* rbuf, int count, MPI_
   const int lroot = commutative ? root : 0;
   native::TypedBuffer tmp(count, type);
   std::unique_ptr<native::TypedBuffer> own;
-  char* acc;
-  if (r == root) {
-    acc = static_cast<char*>(rbuf);
-    if (!in_place(sbuf)) copy(sbuf, count, type, acc, count, type);
-  } else {
-    own = std::make_unique<native::TypedBuffer>(count, type);
-    acc = own->get();
-    copy(sbuf, count, type, acc, count, type);
-  }
+  char* const acc = accumulator(r, root, sbuf, rbuf, count, type, own);
   const int rel = (r - lroot + p) % p;
   for (int mask = 1; mask < p; mask <<= 1) {
     if ((rel & mask) == 0) {
@@ -272,15 +283,7 @@ void reduce_rabenseifner(Transport& t, const void* sbuf, void* rbuf, int count, 
   const int r = t.rank();
   const MPI_Aint ext = extent_of(type);
   std::unique_ptr<native::TypedBuffer> own;
-  char* acc;
-  if (r == root) {
-    acc = static_cast<char*>(rbuf);
-    if (!in_place(sbuf)) copy(sbuf, count, type, acc, count, type);
-  } else {
-    own = std::make_unique<native::TypedBuffer>(count, type);
-    acc = own->get();
-    copy(sbuf, count, type, acc, count, type);
-  }
+  char* const acc = accumulator(r, root, sbuf, rbuf, count, type, own);
   const Halving h = reduce_scatter_halving(t, acc, count, type, op, kTagReduce);
   // The survivor that gathers: the root itself, or its odd neighbour when the root sat out.
   const int newroot = root < 2 * h.rem ? root / 2 : root - h.rem;
@@ -404,25 +407,31 @@ void allgatherv_ring(Transport& t, void* rbuf, const int* rcounts, const int* di
 // ---------------------------------------------------------------------------------------------------
 // All-to-all
 
-// MPI_IN_PLACE all-to-all(v): every pair (i < j), in order, swaps its blocks with one exchange.
+// The MPI_IN_PLACE all-to-alls: every pair (i < j), in order, swaps its blocks with one exchange;
+// `swap(peer)` is this rank's side of each swap it takes part in.
+template <class Swap>
+void swap_pairs(Transport& t, Swap swap) {
+  const int p = t.size(), r = t.rank();
+  for (int i = 0; i < p; ++i) {
+    for (int j = i + 1; j < p; ++j) {
+      if (r == i) swap(j);
+      else if (r == j) swap(i);
+    }
+  }
+}
+
+// MPI_IN_PLACE all-to-all(v).
 void alltoall_in_place(Transport& t, void* rbuf, const int* counts, const int64_t* displs, MPI_Datatype type,
                        int tag) {
-  const int p = t.size(), r = t.rank();
   const MPI_Aint ext = extent_of(type);
   const uint64_t size = native::type_size(type);
   std::vector<char> out;
-  for (int i = 0; i < p; ++i) {
-    for (int j = i + 1; j < p; ++j) {
-      int peer;
-      if (r == i) peer = j;
-      else if (r == j) peer = i;
-      else continue;
-      char* block = offset(rbuf, displs[peer], ext);
-      out.resize(size * static_cast<uint64_t>(counts[peer]));
-      native::pack(block, counts[peer], type, out.data());
-      t.sendrecv(out.data(), as_count(out.size()), MPI_BYTE, peer, tag, block, counts[peer], type, peer, tag);
-    }
-  }
+  swap_pairs(t, [&](int peer) {
+    char* block = offset(rbuf, displs[peer], ext);
+    out.resize(size * static_cast<uint64_t>(counts[peer]));
+    native::pack(block, counts[peer], type, out.data());
+    t.sendrecv(out.data(), as_count(out.size()), MPI_BYTE, peer, tag, block, counts[peer], type, peer, tag);
+  });
 }
 
 void alltoall_bruck(Transport& t, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
@@ -450,77 +459,78 @@ void alltoall_bruck(Transport& t, const void* sbuf, int scount, MPI_Datatype sty
     native::unpack(tmp.data() + i * blk, blk, offset(rbuf, int64_t{(r - i + p) % p} * rcount, rext), rcount, rtype);
 }
 
-// Nonblocking exchange with everyone, at most kAlltoallThrottle peers in flight per direction; zero-size
-// blocks are skipped when `skip_empty`. The rank's own block is copied locally.
-void alltoallv_scattered(Transport& t, const void* sbuf, const int* scounts, const int64_t* sdispls,
-                         MPI_Datatype stype, void* rbuf, const int* rcounts, const int64_t* rdispls,
-                         MPI_Datatype rtype, bool skip_empty, int tag) {
+// Nonblocking exchange with every other rank, at most kAlltoallThrottle peers in flight per direction:
+// batch after batch, receives from r + i, then sends to r - i. `recv(src)` and `send(dst)` post one
+// operation and return its request id, or -1 to skip the peer.
+template <class Recv, class Send>
+void throttled(Transport& t, Recv recv, Send send) {
   const int p = t.size(), r = t.rank();
-  const MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
-  const bool sempty = native::type_size(stype) == 0, rempty = native::type_size(rtype) == 0;
-  copy(offset(sbuf, sdispls[r], sext), scounts[r], stype, offset(rbuf, rdispls[r], rext), rcounts[r], rtype);
   std::vector<int> ids;
   for (int ii = 0; ii < p; ii += kAlltoallThrottle) {
     const int batch = std::min(kAlltoallThrottle, p - ii);
     ids.clear();
-    for (int i = 0; i < batch; ++i) {
-      const int src = (r + i + ii) % p;
-      if (src == r || (skip_empty && (rcounts[src] == 0 || rempty))) continue;
-      ids.push_back(t.irecv(offset(rbuf, rdispls[src], rext), rcounts[src], rtype, src, tag));
-    }
-    for (int i = 0; i < batch; ++i) {
-      const int dst = (r - i - ii + p) % p;
-      if (dst == r || (skip_empty && (scounts[dst] == 0 || sempty))) continue;
-      ids.push_back(t.isend(offset(sbuf, sdispls[dst], sext), scounts[dst], stype, dst, tag));
-    }
+    for (int i = 0; i < batch; ++i)
+      if (const int src = (r + i + ii) % p; src != r)
+        if (const int id = recv(src); id >= 0) ids.push_back(id);
+    for (int i = 0; i < batch; ++i)
+      if (const int dst = (r - i - ii + p) % p; dst != r)
+        if (const int id = send(dst); id >= 0) ids.push_back(id);
     if (!ids.empty()) t.waitall(static_cast<int>(ids.size()), ids.data());
   }
+}
+
+// All-to-all(v) by throttled nonblocking exchanges; zero-size blocks are skipped when `skip_empty`. The
+// rank's own block is copied locally.
+void alltoallv_scattered(Transport& t, const void* sbuf, const int* scounts, const int64_t* sdispls,
+                         MPI_Datatype stype, void* rbuf, const int* rcounts, const int64_t* rdispls,
+                         MPI_Datatype rtype, bool skip_empty, int tag) {
+  const int r = t.rank();
+  const MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
+  const bool sempty = native::type_size(stype) == 0, rempty = native::type_size(rtype) == 0;
+  copy(offset(sbuf, sdispls[r], sext), scounts[r], stype, offset(rbuf, rdispls[r], rext), rcounts[r], rtype);
+  throttled(
+      t,
+      [&](int src) {
+        if (skip_empty && (rcounts[src] == 0 || rempty)) return -1;
+        return t.irecv(offset(rbuf, rdispls[src], rext), rcounts[src], rtype, src, tag);
+      },
+      [&](int dst) {
+        if (skip_empty && (scounts[dst] == 0 || sempty)) return -1;
+        return t.isend(offset(sbuf, sdispls[dst], sext), scounts[dst], stype, dst, tag);
+      });
 }
 
 // Alltoallw's forms: one datatype per peer, displacements in bytes. In place: every pair (i < j), in order,
 // swaps its blocks (rcounts/rdispls/rtypes describe both). Otherwise scattered nonblocking exchanges in
 // batches of kAlltoallThrottle peers, skipping empty blocks; the rank's own block is copied locally.
 void alltoallw_in_place(Transport& t, void* rbuf, const int* rcounts, const int* rdispls, const MPI_Datatype* rtypes) {
-  const int p = t.size(), r = t.rank();
   std::vector<char> out;
-  for (int i = 0; i < p; ++i) {
-    for (int j = i + 1; j < p; ++j) {
-      int peer;
-      if (r == i) peer = j;
-      else if (r == j) peer = i;
-      else continue;
-      char* block = static_cast<char*>(rbuf) + rdispls[peer];
-      out.resize(native::type_size(rtypes[peer]) * static_cast<uint64_t>(rcounts[peer]));
-      native::pack(block, rcounts[peer], rtypes[peer], out.data());
-      t.sendrecv(out.data(), as_count(out.size()), MPI_BYTE, peer, kTagAlltoallw, block, rcounts[peer], rtypes[peer],
-                 peer, kTagAlltoallw);
-    }
-  }
+  swap_pairs(t, [&](int peer) {
+    char* block = static_cast<char*>(rbuf) + rdispls[peer];
+    out.resize(bytes_of(rcounts[peer], rtypes[peer]));
+    native::pack(block, rcounts[peer], rtypes[peer], out.data());
+    t.sendrecv(out.data(), as_count(out.size()), MPI_BYTE, peer, kTagAlltoallw, block, rcounts[peer], rtypes[peer],
+               peer, kTagAlltoallw);
+  });
 }
 
 void alltoallw_scattered(Transport& t, const void* sbuf, const int* scounts, const int* sdispls,
                          const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const int* rdispls,
                          const MPI_Datatype* rtypes) {
-  const int p = t.size(), r = t.rank();
+  const int r = t.rank();
   const char* s = static_cast<const char*>(sbuf);
   char* d = static_cast<char*>(rbuf);
   copy(s + sdispls[r], scounts[r], stypes[r], d + rdispls[r], rcounts[r], rtypes[r]);
-  std::vector<int> ids;
-  for (int ii = 0; ii < p; ii += kAlltoallThrottle) {
-    const int batch = std::min(kAlltoallThrottle, p - ii);
-    ids.clear();
-    for (int i = 0; i < batch; ++i) {
-      const int src = (r + i + ii) % p;
-      if (src == r || rcounts[src] == 0 || native::type_size(rtypes[src]) == 0) continue;
-      ids.push_back(t.irecv(d + rdispls[src], rcounts[src], rtypes[src], src, kTagAlltoallw));
-    }
-    for (int i = 0; i < batch; ++i) {
-      const int dst = (r - i - ii + p) % p;
-      if (dst == r || scounts[dst] == 0 || native::type_size(stypes[dst]) == 0) continue;
-      ids.push_back(t.isend(s + sdispls[dst], scounts[dst], stypes[dst], dst, kTagAlltoallw));
-    }
-    if (!ids.empty()) t.waitall(static_cast<int>(ids.size()), ids.data());
-  }
+  throttled(
+      t,
+      [&](int src) {
+        if (rcounts[src] == 0 || native::type_size(rtypes[src]) == 0) return -1;
+        return t.irecv(d + rdispls[src], rcounts[src], rtypes[src], src, kTagAlltoallw);
+      },
+      [&](int dst) {
+        if (scounts[dst] == 0 || native::type_size(stypes[dst]) == 0) return -1;
+        return t.isend(s + sdispls[dst], scounts[dst], stypes[dst], dst, kTagAlltoallw);
+      });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -587,6 +597,38 @@ void reduce_scatter_impl(Transport& t, const void* sbuf, void* rbuf, const int* 
   }
 }
 
+// Scan (inclusive) and exscan by recursive doubling. `partial` is the reduction over the aligned group of
+// ranks (of size mask) that contains r, starting from this rank's data `mine`; `rbuf` accumulates the part
+// of it below r, and at r itself when inclusive (then it already holds `mine`). Exclusive: rank 0's receive
+// buffer is never written (its result is undefined).
+void prefix_doubling(Transport& t, const void* mine, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+                     bool inclusive, int tag) {
+  const int p = t.size(), r = t.rank();
+  const bool commutative = native::op_is_commutative(op);
+  native::TypedBuffer partial(count, type), tmp(count, type);
+  copy(mine, count, type, partial.get(), count, type);
+  bool have_result = inclusive;
+  for (int mask = 1; mask < p; mask <<= 1) {
+    const int peer = r ^ mask;
+    if (peer >= p) continue;
+    t.sendrecv(partial.get(), count, type, peer, tag, tmp.get(), count, type, peer, tag);
+    if (peer < r) {
+      reduce_local(tmp.get(), partial.get(), count, type, op);
+      if (have_result) {
+        reduce_local(tmp.get(), rbuf, count, type, op);
+      } else {
+        copy(tmp.get(), count, type, rbuf, count, type);
+        have_result = true;
+      }
+    } else if (commutative) {
+      reduce_local(tmp.get(), partial.get(), count, type, op);
+    } else {
+      reduce_local(partial.get(), tmp.get(), count, type, op);
+      copy(tmp.get(), count, type, partial.get(), count, type);
+    }
+  }
+}
+
 }  // namespace
 
 // ===================================================================================================
@@ -643,15 +685,13 @@ AllreduceAlgo allreduce_algorithm(int p, int count, MPI_Datatype type, MPI_Op op
 void gather(Transport& t, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
             MPI_Datatype rtype, int root) {
   const int p = t.size(), r = t.rank();
-  if ((r == root && rcount == 0) || (r != root && scount == 0)) return;
+  if ((r == root ? rcount : scount) == 0) return;
   const MPI_Aint rext = r == root ? extent_of(rtype) : 0;
   if (p == 1) {
     if (!in_place(sbuf)) copy(sbuf, scount, stype, rbuf, rcount, rtype);
     return;
   }
-  const int rel = (r - root + p) % p, sub = subtree_size(rel, p);
-  const size_t blk = r == root ? native::type_size(rtype) * static_cast<uint64_t>(rcount)
-                               : native::type_size(stype) * static_cast<uint64_t>(scount);
+  const auto [rel, sub, blk] = binomial(p, r, root, rcount, rtype, scount, stype);
   if (sub == 1) {  // a leaf sends its own data straight from the user buffer
     t.send(sbuf, scount, stype, ((rel & (rel - 1)) + root) % p, kTagGather);
     return;
@@ -688,29 +728,24 @@ void gatherv(Transport& t, const void* sbuf, int scount, MPI_Datatype stype, voi
     return;
   }
   const MPI_Aint rext = extent_of(rtype);
-  std::vector<int> ids;
-  for (int i = 0; i < p; ++i) {
-    if (i == root) {
-      if (!in_place(sbuf)) copy(sbuf, scount, stype, offset(rbuf, displs[i], rext), rcounts[i], rtype);
-    } else if (rcounts[i] > 0) {
-      ids.push_back(t.irecv(offset(rbuf, displs[i], rext), rcounts[i], rtype, i, kTagGatherv));
-    }
-  }
-  if (!ids.empty()) t.waitall(static_cast<int>(ids.size()), ids.data());
+  linear(
+      t, p, rcounts, root,
+      [&] {
+        if (!in_place(sbuf)) copy(sbuf, scount, stype, offset(rbuf, displs[root], rext), rcounts[root], rtype);
+      },
+      [&](int i) { return t.irecv(offset(rbuf, displs[i], rext), rcounts[i], rtype, i, kTagGatherv); });
 }
 
 void scatter(Transport& t, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
              MPI_Datatype rtype, int root) {
   const int p = t.size(), r = t.rank();
-  if ((r == root && scount == 0) || (r != root && rcount == 0)) return;
+  if ((r == root ? scount : rcount) == 0) return;
   const MPI_Aint sext = r == root ? extent_of(stype) : 0;
   if (p == 1) {
     if (!in_place(rbuf)) copy(sbuf, scount, stype, rbuf, rcount, rtype);
     return;
   }
-  const int rel = (r - root + p) % p, sub = subtree_size(rel, p);
-  const size_t blk = r == root ? native::type_size(stype) * static_cast<uint64_t>(scount)
-                               : native::type_size(rtype) * static_cast<uint64_t>(rcount);
+  const auto [rel, sub, blk] = binomial(p, r, root, scount, stype, rcount, rtype);
   const int parent = ((rel & (rel - 1)) + root) % p;
   if (sub == 1) {  // a leaf receives straight into the user buffer
     t.recv(rbuf, rcount, rtype, parent, kTagScatter);
@@ -745,15 +780,12 @@ void scatterv(Transport& t, const void* sbuf, const int* scounts, const int* dis
     return;
   }
   const MPI_Aint sext = extent_of(stype);
-  std::vector<int> ids;
-  for (int i = 0; i < p; ++i) {
-    if (i == root) {
-      if (!in_place(rbuf)) copy(offset(sbuf, displs[i], sext), scounts[i], stype, rbuf, rcount, rtype);
-    } else if (scounts[i] > 0) {
-      ids.push_back(t.isend(offset(sbuf, displs[i], sext), scounts[i], stype, i, kTagScatterv));
-    }
-  }
-  if (!ids.empty()) t.waitall(static_cast<int>(ids.size()), ids.data());
+  linear(
+      t, p, scounts, root,
+      [&] {
+        if (!in_place(rbuf)) copy(offset(sbuf, displs[root], sext), scounts[root], stype, rbuf, rcount, rtype);
+      },
+      [&](int i) { return t.isend(offset(sbuf, displs[i], sext), scounts[i], stype, i, kTagScatterv); });
 }
 
 void allgather(Transport& t, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
@@ -859,57 +891,17 @@ void reduce_scatter_block(Transport& t, const void* sbuf, void* rbuf, int rcount
 }
 
 void scan(Transport& t, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op) {
-  const int p = t.size(), r = t.rank();
+  const int p = t.size();
   if (count == 0) return;
   if (!in_place(sbuf)) copy(sbuf, count, type, rbuf, count, type);
   if (p == 1) return;
-  const bool commutative = native::op_is_commutative(op);
-  // `partial` is the reduction over the aligned group of ranks (of size mask) that contains r; `rbuf`
-  // accumulates the part of it at or below r.
-  native::TypedBuffer partial(count, type), tmp(count, type);
-  copy(rbuf, count, type, partial.get(), count, type);
-  for (int mask = 1; mask < p; mask <<= 1) {
-    const int peer = r ^ mask;
-    if (peer >= p) continue;
-    t.sendrecv(partial.get(), count, type, peer, kTagScan, tmp.get(), count, type, peer, kTagScan);
-    if (peer < r) {
-      reduce_local(tmp.get(), partial.get(), count, type, op);
-      reduce_local(tmp.get(), rbuf, count, type, op);
-    } else if (commutative) {
-      reduce_local(tmp.get(), partial.get(), count, type, op);
-    } else {
-      reduce_local(partial.get(), tmp.get(), count, type, op);
-      copy(tmp.get(), count, type, partial.get(), count, type);
-    }
-  }
+  prefix_doubling(t, rbuf, rbuf, count, type, op, true, kTagScan);
 }
 
 void exscan(Transport& t, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op) {
-  const int p = t.size(), r = t.rank();
+  const int p = t.size();
   if (count == 0 || p == 1) return;
-  const bool commutative = native::op_is_commutative(op);
-  native::TypedBuffer partial(count, type), tmp(count, type);
-  copy(in_place(sbuf) ? rbuf : sbuf, count, type, partial.get(), count, type);
-  bool have_result = false;  // rank 0's receive buffer is never written (its result is undefined)
-  for (int mask = 1; mask < p; mask <<= 1) {
-    const int peer = r ^ mask;
-    if (peer >= p) continue;
-    t.sendrecv(partial.get(), count, type, peer, kTagExscan, tmp.get(), count, type, peer, kTagExscan);
-    if (peer < r) {
-      reduce_local(tmp.get(), partial.get(), count, type, op);
-      if (have_result) {
-        reduce_local(tmp.get(), rbuf, count, type, op);
-      } else {
-        copy(tmp.get(), count, type, rbuf, count, type);
-        have_result = true;
-      }
-    } else if (commutative) {
-      reduce_local(tmp.get(), partial.get(), count, type, op);
-    } else {
-      reduce_local(partial.get(), tmp.get(), count, type, op);
-      copy(tmp.get(), count, type, partial.get(), count, type);
-    }
-  }
+  prefix_doubling(t, in_place(sbuf) ? rbuf : sbuf, rbuf, count, type, op, false, kTagExscan);
 }
 
 }  // namespace xsim::coll

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "coll/blocks.hpp"
 #include "coll/collectives.hpp"
 #include "native/datatype.hpp"
 
@@ -33,13 +34,6 @@ enum Tag : int {
 constexpr uint64_t kGatherInterShortMsg = 2048;
 constexpr uint64_t kScatterInterShortMsg = 2048;
 
-inline MPI_Aint extent_of(MPI_Datatype t) { return native::type_extent(t).extent; }
-inline char* at(void* buf, int64_t elems, MPI_Aint ext) { return static_cast<char*>(buf) + elems * ext; }
-inline const char* at(const void* buf, int64_t elems, MPI_Aint ext) {
-  return static_cast<const char*>(buf) + elems * ext;
-}
-inline uint64_t bytes_of(int count, MPI_Datatype t) { return native::type_size(t) * static_cast<uint64_t>(count); }
-
 // The pairwise exchange of MPICH's inter alltoall(v,w): with m = max(local, remote size), step i sends to
 // remote rank (r + i) % m and receives from (r - i) % m, skipping peers that do not exist. `send(dst)` and
 // `recv(src)` post the step's two operations and return their request ids.
@@ -53,6 +47,35 @@ void pairwise(Transport& local, Transport& remote, Send send, Recv recv) {
     if (dst < rp) ids[n++] = send(dst);
     if (n) remote.waitall(n, ids);
   }
+}
+
+// The root's side of gather (post = irecv) and scatter (post = isend): `count` elements of `type` for each
+// remote rank, in one message with the other group's rank 0 (which gathers or scatters them in its group)
+// when they come to fewer than `short_msg` bytes in all, else in one message with each remote rank.
+template <class Buf, class Post>
+void root_side(Transport& remote, Buf* buf, int count, MPI_Datatype type, uint64_t short_msg, int tag, Post post) {
+  if (count == 0) return;
+  const int rp = remote.size();
+  if (bytes_of(count, type) * rp < short_msg) {
+    const int id = post(buf, count * rp, 0, tag);
+    remote.waitall(1, &id);
+    return;
+  }
+  const MPI_Aint ext = extent_of(type);
+  std::vector<int> ids(rp);
+  for (int i = 0; i < rp; ++i) ids[i] = post(offset(buf, int64_t{i} * count, ext), count, i, tag);
+  remote.waitall(rp, ids.data());
+}
+
+// The other group's data (`total` elements each) reduced to `result` at my group's rank 0, and mine to
+// theirs: an intercommunicator reduce each way, the low group receiving first.
+void reduce_across(Transport& local, Transport& remote, bool low, const void* sbuf, void* result, int total,
+                   MPI_Datatype type, MPI_Op op) {
+  const int r = local.rank();
+  auto take = [&] { reduce(local, remote, sbuf, result, total, type, op, r == 0 ? MPI_ROOT : MPI_PROC_NULL); };
+  auto give = [&] { reduce(local, remote, sbuf, nullptr, total, type, op, 0); };
+  if (low) take(), give();
+  else give(), take();
 }
 
 }  // namespace
@@ -107,19 +130,9 @@ void allreduce(Transport& local, Transport& remote, const void* sbuf, void* rbuf
 void gather(Transport& local, Transport& remote, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
             int rcount, MPI_Datatype rtype, int root) {
   if (root == MPI_PROC_NULL) return;
-  if (root == MPI_ROOT) {
-    if (rcount == 0) return;
-    const int rp = remote.size();
-    if (bytes_of(rcount, rtype) * rp < kGatherInterShortMsg) {
-      remote.recv(rbuf, rcount * rp, rtype, 0, kTagGather);  // the other group's rank 0 gathered it
-    } else {
-      const MPI_Aint ext = extent_of(rtype);
-      std::vector<int> ids(rp);
-      for (int i = 0; i < rp; ++i) ids[i] = remote.irecv(at(rbuf, int64_t{i} * rcount, ext), rcount, rtype, i, kTagGather);
-      remote.waitall(rp, ids.data());
-    }
-    return;
-  }
+  if (root == MPI_ROOT)
+    return root_side(remote, rbuf, rcount, rtype, kGatherInterShortMsg, kTagGather,
+                     [&](auto* b, int n, int peer, int tag) { return remote.irecv(b, n, rtype, peer, tag); });
   if (scount == 0) return;
   const int lp = local.size();
   const uint64_t blk = bytes_of(scount, stype);
@@ -138,11 +151,9 @@ void gatherv(Transport& local, Transport& remote, const void* sbuf, int scount, 
   if (root == MPI_PROC_NULL) return;
   if (root == MPI_ROOT) {  // linear: one receive per remote rank with data
     const MPI_Aint ext = extent_of(rtype);
-    std::vector<int> ids;
-    for (int i = 0; i < remote.size(); ++i)
-      if (rcounts[i] > 0) ids.push_back(remote.irecv(at(rbuf, displs[i], ext), rcounts[i], rtype, i, kTagGatherv));
-    if (!ids.empty()) remote.waitall(static_cast<int>(ids.size()), ids.data());
-    return;
+    return linear(remote, remote.size(), rcounts, -1, [] {}, [&](int i) {
+      return remote.irecv(offset(rbuf, displs[i], ext), rcounts[i], rtype, i, kTagGatherv);
+    });
   }
   if (scount > 0) remote.send(sbuf, scount, stype, root, kTagGatherv);
 }
@@ -150,19 +161,9 @@ void gatherv(Transport& local, Transport& remote, const void* sbuf, int scount, 
 void scatter(Transport& local, Transport& remote, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
              int rcount, MPI_Datatype rtype, int root) {
   if (root == MPI_PROC_NULL) return;
-  if (root == MPI_ROOT) {
-    if (scount == 0) return;
-    const int rp = remote.size();
-    if (bytes_of(scount, stype) * rp < kScatterInterShortMsg) {
-      remote.send(sbuf, scount * rp, stype, 0, kTagScatter);  // all of it to the other group's rank 0
-    } else {
-      const MPI_Aint ext = extent_of(stype);
-      std::vector<int> ids(rp);
-      for (int i = 0; i < rp; ++i) ids[i] = remote.isend(at(sbuf, int64_t{i} * scount, ext), scount, stype, i, kTagScatter);
-      remote.waitall(rp, ids.data());
-    }
-    return;
-  }
+  if (root == MPI_ROOT)
+    return root_side(remote, sbuf, scount, stype, kScatterInterShortMsg, kTagScatter,
+                     [&](auto* b, int n, int peer, int tag) { return remote.isend(b, n, stype, peer, tag); });
   if (rcount == 0) return;
   const int lp = local.size();
   const uint64_t blk = bytes_of(rcount, rtype);
@@ -181,11 +182,9 @@ void scatterv(Transport& local, Transport& remote, const void* sbuf, const int* 
   if (root == MPI_PROC_NULL) return;
   if (root == MPI_ROOT) {  // linear
     const MPI_Aint ext = extent_of(stype);
-    std::vector<int> ids;
-    for (int i = 0; i < remote.size(); ++i)
-      if (scounts[i] > 0) ids.push_back(remote.isend(at(sbuf, displs[i], ext), scounts[i], stype, i, kTagScatterv));
-    if (!ids.empty()) remote.waitall(static_cast<int>(ids.size()), ids.data());
-    return;
+    return linear(remote, remote.size(), scounts, -1, [] {}, [&](int i) {
+      return remote.isend(offset(sbuf, displs[i], ext), scounts[i], stype, i, kTagScatterv);
+    });
   }
   if (rcount > 0) remote.recv(rbuf, rcount, rtype, root, kTagScatterv);
 }
@@ -226,14 +225,14 @@ void allgatherv(Transport& local, Transport& remote, bool low, const void* sbuf,
   uint64_t pos = 0;
   if (r == 0)
     for (int i = 0; i < rp; ++i) {
-      native::pack(at(rbuf, displs[i], ext), rcounts[i], rtype, packed.data() + pos);
+      native::pack(offset(rbuf, displs[i], ext), rcounts[i], rtype, packed.data() + pos);
       pos += esize * static_cast<uint64_t>(rcounts[i]);
     }
   coll::bcast(local, packed.data(), static_cast<int>(total), MPI_BYTE, 0);
   if (r != 0)
     for (int i = 0; i < rp; ++i) {
       const uint64_t n = esize * static_cast<uint64_t>(rcounts[i]);
-      native::unpack(packed.data() + pos, n, at(rbuf, displs[i], ext), rcounts[i], rtype);
+      native::unpack(packed.data() + pos, n, offset(rbuf, displs[i], ext), rcounts[i], rtype);
       pos += n;
     }
 }
@@ -243,8 +242,8 @@ void alltoall(Transport& local, Transport& remote, const void* sbuf, int scount,
   const MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
   pairwise(
       local, remote,
-      [&](int dst) { return remote.isend(at(sbuf, int64_t{dst} * scount, sext), scount, stype, dst, kTagAlltoall); },
-      [&](int src) { return remote.irecv(at(rbuf, int64_t{src} * rcount, rext), rcount, rtype, src, kTagAlltoall); });
+      [&](int dst) { return remote.isend(offset(sbuf, int64_t{dst} * scount, sext), scount, stype, dst, kTagAlltoall); },
+      [&](int src) { return remote.irecv(offset(rbuf, int64_t{src} * rcount, rext), rcount, rtype, src, kTagAlltoall); });
 }
 
 void alltoallv(Transport& local, Transport& remote, const void* sbuf, const int* scounts, const int* sdispls,
@@ -252,8 +251,8 @@ void alltoallv(Transport& local, Transport& remote, const void* sbuf, const int*
   const MPI_Aint sext = extent_of(stype), rext = extent_of(rtype);
   pairwise(
       local, remote,
-      [&](int dst) { return remote.isend(at(sbuf, sdispls[dst], sext), scounts[dst], stype, dst, kTagAlltoallv); },
-      [&](int src) { return remote.irecv(at(rbuf, rdispls[src], rext), rcounts[src], rtype, src, kTagAlltoallv); });
+      [&](int dst) { return remote.isend(offset(sbuf, sdispls[dst], sext), scounts[dst], stype, dst, kTagAlltoallv); },
+      [&](int src) { return remote.irecv(offset(rbuf, rdispls[src], rext), rcounts[src], rtype, src, kTagAlltoallv); });
 }
 
 void alltoallw(Transport& local, Transport& remote, const void* sbuf, const int* scounts, const int* sdispls,
@@ -279,22 +278,16 @@ void reduce_scatter(Transport& local, Transport& remote, bool low, const void* s
   for (int i = 0; i < lp; ++i) displs[i] = total, total += rcounts[i];
   if (total == 0) return;
   native::TypedBuffer tmp(total, type, r == 0);
-  auto take = [&] { reduce(local, remote, sbuf, tmp.get(), total, type, op, r == 0 ? MPI_ROOT : MPI_PROC_NULL); };
-  auto give = [&] { reduce(local, remote, sbuf, nullptr, total, type, op, 0); };
-  if (low) take(), give();
-  else give(), take();
+  reduce_across(local, remote, low, sbuf, tmp.get(), total, type, op);
   coll::scatterv(local, tmp.get(), rcounts, displs.data(), type, rbuf, rcounts[r], type, 0);
 }
 
 void reduce_scatter_block(Transport& local, Transport& remote, bool low, const void* sbuf, void* rbuf, int rcount,
                           MPI_Datatype type, MPI_Op op) {
-  const int lp = local.size(), r = local.rank(), total = rcount * lp;
+  const int total = rcount * local.size();
   if (total == 0) return;
-  native::TypedBuffer tmp(total, type, r == 0);
-  auto take = [&] { reduce(local, remote, sbuf, tmp.get(), total, type, op, r == 0 ? MPI_ROOT : MPI_PROC_NULL); };
-  auto give = [&] { reduce(local, remote, sbuf, nullptr, total, type, op, 0); };
-  if (low) take(), give();
-  else give(), take();
+  native::TypedBuffer tmp(total, type, local.rank() == 0);
+  reduce_across(local, remote, low, sbuf, tmp.get(), total, type, op);
   coll::scatter(local, tmp.get(), rcount, type, rbuf, rcount, type, 0);
 }
 

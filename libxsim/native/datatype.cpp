@@ -19,21 +19,11 @@
 #include <vector>
 
 #include "native/abi.hpp"
+#include "native/check.hpp"
 
 namespace xsim::native {
 using detail::NamedInfo;
 namespace {
-
-[[noreturn]] void fail(int rc, const char* call) {
-  char text[MPI_MAX_ERROR_STRING] = {0};
-  int len = 0;
-  if (PMPI_Error_string(rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "error code %d", rc);
-  throw MpiError(rc, std::string("native ") + call + " failed: " + text);
-}
-
-inline void check(int rc, const char* call) {
-  if (rc != MPI_SUCCESS) fail(rc, call);
-}
 
 // MPICH's MPI_Pack/MPI_Unpack refuse a null buffer, yet MPI_BOTTOM (null) with absolute addresses in the
 // datatype is legal MPI (and what Fortran's MPI_BOTTOM becomes). Such a buffer is described to the native
@@ -56,7 +46,7 @@ class NonNullBase {
     int rc = PMPI_Type_commit(&type_);
     if (rc != MPI_SUCCESS) {
       PMPI_Type_free(&type_);
-      fail(rc, "MPI_Type_commit");
+      call_failed(rc, "MPI_Type_commit");
     }
     owned_ = true;
     buf_ = &anchor;
@@ -81,27 +71,36 @@ class NonNullBase {
 // MPI_Pack/MPI_Unpack of `count` elements with 64-bit sizes: the large-count calls where the native MPI has
 // them (MPI 4), otherwise int-count calls over pieces of whole elements of at most INT_MAX bytes each (the
 // buffer's addresses advance by the extent as integers: the buffer may be MPI_BOTTOM, i.e. null).
-void pack_native(const void* buf, MPI_Count count, MPI_Datatype t, void* out, MPI_Count outsize, MPI_Count* pos) {
-#if XSIM_NATIVE_HAS_LARGE_COUNT
-  check(PMPI_Pack_c(buf, count, t, out, outsize, pos, MPI_COMM_SELF), "MPI_Pack_c");
-#else
+#if !XSIM_NATIVE_HAS_LARGE_COUNT
+// The pieces: `piece(at, n)` for n elements of `t` at byte `at` of the buffer, in order.
+template <class Piece>
+void in_pieces(MPI_Count count, MPI_Datatype t, Piece piece) {
   int size = 0;
   MPI_Aint lb = 0, extent = 0;
   check(PMPI_Type_size(t, &size), "MPI_Type_size");
   check(PMPI_Type_get_extent(t, &lb, &extent), "MPI_Type_get_extent");
-  const MPI_Count step = size > 0 ? std::max<MPI_Count>(1, INT_MAX / size) : count;
   if (size > 0 && static_cast<MPI_Count>(size) > INT_MAX) throw MpiError(MPI_ERR_COUNT, "a datatype above 2 GiB");
+  const MPI_Count step = size > 0 ? std::max<MPI_Count>(1, INT_MAX / size) : count;
   for (MPI_Count done = 0; done < count;) {
     const MPI_Count n = std::min(step, count - done);
-    const auto at = reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(buf) +
-                                                  static_cast<uintptr_t>(static_cast<MPI_Aint>(done) * extent));
-    int p = 0;
-    check(PMPI_Pack(at, static_cast<int>(n), t, static_cast<char*>(out) + *pos,
-                    static_cast<int>(std::min<MPI_Count>(outsize - *pos, INT_MAX)), &p, MPI_COMM_SELF),
-          "MPI_Pack");
-    *pos += p;
+    piece(static_cast<uintptr_t>(static_cast<MPI_Aint>(done) * extent), static_cast<int>(n));
     done += n;
   }
+}
+#endif
+
+void pack_native(const void* buf, MPI_Count count, MPI_Datatype t, void* out, MPI_Count outsize, MPI_Count* pos) {
+#if XSIM_NATIVE_HAS_LARGE_COUNT
+  check(PMPI_Pack_c(buf, count, t, out, outsize, pos, MPI_COMM_SELF), "MPI_Pack_c");
+#else
+  in_pieces(count, t, [&](uintptr_t at, int n) {
+    int p = 0;
+    check(PMPI_Pack(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(buf) + at), n, t,
+                    static_cast<char*>(out) + *pos, static_cast<int>(std::min<MPI_Count>(outsize - *pos, INT_MAX)),
+                    &p, MPI_COMM_SELF),
+          "MPI_Pack");
+    *pos += p;
+  });
 #endif
 }
 
@@ -109,23 +108,13 @@ void unpack_native(const void* in, MPI_Count insize, MPI_Count* pos, void* buf, 
 #if XSIM_NATIVE_HAS_LARGE_COUNT
   check(PMPI_Unpack_c(in, insize, pos, buf, count, t, MPI_COMM_SELF), "MPI_Unpack_c");
 #else
-  int size = 0;
-  MPI_Aint lb = 0, extent = 0;
-  check(PMPI_Type_size(t, &size), "MPI_Type_size");
-  check(PMPI_Type_get_extent(t, &lb, &extent), "MPI_Type_get_extent");
-  if (size > 0 && static_cast<MPI_Count>(size) > INT_MAX) throw MpiError(MPI_ERR_COUNT, "a datatype above 2 GiB");
-  const MPI_Count step = size > 0 ? std::max<MPI_Count>(1, INT_MAX / size) : count;
-  for (MPI_Count done = 0; done < count;) {
-    const MPI_Count n = std::min(step, count - done);
-    const auto at = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf) +
-                                            static_cast<uintptr_t>(static_cast<MPI_Aint>(done) * extent));
+  in_pieces(count, t, [&](uintptr_t at, int n) {
     int p = 0;
     check(PMPI_Unpack(static_cast<const char*>(in) + *pos, static_cast<int>(std::min<MPI_Count>(insize - *pos, INT_MAX)),
-                      &p, at, static_cast<int>(n), t, MPI_COMM_SELF),
+                      &p, reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf) + at), n, t, MPI_COMM_SELF),
           "MPI_Unpack");
     *pos += p;
-    done += n;
-  }
+  });
 #endif
 }
 

@@ -1,6 +1,7 @@
 #include "native/exchange.hpp"
 
 #include "native/abi.hpp"
+#include "native/check.hpp"
 
 #include <mpi.h>
 #include <unistd.h>
@@ -21,14 +22,6 @@
 namespace xsim::native {
 
 namespace {
-void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    PMPI_Error_string(rc, msg, &len);
-    throw std::runtime_error(std::string("native ") + what + " failed: " + msg);
-  }
-}
 // The header of every exchange message: the sender's next event time, its unfinished ranks, its messages
 // sent so far, and the window's number (a check that both sides are at the same window).
 constexpr int kHeaderWords = 4;

@@ -15,20 +15,11 @@
 #include <string>
 
 #include "native/abi.hpp"
+#include "native/check.hpp"
 #include "native/datatype.hpp"
 
 namespace xsim::native {
 namespace {
-
-[[noreturn]] void fail(int rc, const char* call) {
-  char text[MPI_MAX_ERROR_STRING] = {0};
-  int len = 0;
-  if (PMPI_Error_string(rc, text, &len) != MPI_SUCCESS) std::snprintf(text, sizeof text, "error code %d", rc);
-  throw MpiError(rc, std::string("native ") + call + " failed: " + text);
-}
-inline void check(int rc, const char* call) {
-  if (rc != MPI_SUCCESS) fail(rc, call);
-}
 
 void emit(std::vector<Run>& out, int64_t off, int64_t len) {
   if (len <= 0) return;
@@ -135,11 +126,26 @@ std::vector<Run> subarray(const Contents& c, int depth) {
   return out;
 }
 
+// The combiner whose decoding serves `combiner`: the MPI-1 Fortran combiners (MPICH keeps them, Open MPI 4
+// removed them) are decoded as their MPI-2 forms, which read the displacements from the integers when
+// there are no addresses.
+int decoded_as(int combiner) {
+#if defined(XSIM_NATIVE_MPICH)
+  switch (combiner) {
+    case MPI_COMBINER_HVECTOR_INTEGER: return MPI_COMBINER_HVECTOR;
+    case MPI_COMBINER_HINDEXED_INTEGER: return MPI_COMBINER_HINDEXED;
+    case MPI_COMBINER_STRUCT_INTEGER: return MPI_COMBINER_STRUCT;
+    default: break;
+  }
+#endif
+  return combiner;
+}
+
 std::vector<Run> element(MPI_Datatype t, int depth) {
   if (depth > 64) throw MpiError(MPI_ERR_TYPE, "datatype nested too deeply to flatten");
   Contents c(t);
   std::vector<Run> out;
-  switch (c.combiner) {
+  switch (decoded_as(c.combiner)) {
     case MPI_COMBINER_NAMED:
       if (type_is_contiguous(t)) {
         emit(out, 0, static_cast<int64_t>(type_size(t)));
@@ -155,11 +161,7 @@ std::vector<Run> element(MPI_Datatype t, int depth) {
       return out;
     }
     case MPI_COMBINER_VECTOR:
-    case MPI_COMBINER_HVECTOR:
-#if defined(XSIM_NATIVE_MPICH)  // MPI-1 Fortran combiner: MPICH keeps it, Open MPI 4 removed it
-    case MPI_COMBINER_HVECTOR_INTEGER:
-#endif
-    {
+    case MPI_COMBINER_HVECTOR: {
       const std::vector<Run> old = element(c.types[0], depth + 1);
       const int64_t ext = extent_of(c.types[0]);
       const int64_t stride = c.combiner == MPI_COMBINER_VECTOR ? int64_t{c.ints[2]} * ext
@@ -170,38 +172,25 @@ std::vector<Run> element(MPI_Datatype t, int depth) {
     }
     case MPI_COMBINER_INDEXED:
     case MPI_COMBINER_HINDEXED:
-#if defined(XSIM_NATIVE_MPICH)  // MPI-1 Fortran combiner: MPICH keeps it, Open MPI 4 removed it
-    case MPI_COMBINER_HINDEXED_INTEGER:
-#endif
-    {
-      const std::vector<Run> old = element(c.types[0], depth + 1);
-      const int64_t ext = extent_of(c.types[0]);
-      const int n = c.ints[0];
-      for (int i = 0; i < n; ++i) {
-        int64_t at = c.combiner == MPI_COMBINER_INDEXED ? int64_t{c.ints[1 + n + i]} * ext
-                     : c.addrs.empty()                   ? int64_t{c.ints[1 + n + i]}
-                                                         : static_cast<int64_t>(c.addrs[static_cast<size_t>(i)]);
-        block(out, old, ext, at, c.ints[1 + i]);
-      }
-      return out;
-    }
     case MPI_COMBINER_INDEXED_BLOCK:
     case MPI_COMBINER_HINDEXED_BLOCK: {
+      // ints: the count n, the n block lengths (one for all: _BLOCK), then the displacements in elements;
+      // the H forms have theirs in bytes, in addrs (in ints: the MPI-1 Fortran combiner).
       const std::vector<Run> old = element(c.types[0], depth + 1);
       const int64_t ext = extent_of(c.types[0]);
-      const int n = c.ints[0];
+      const int n = c.ints[0], kind = decoded_as(c.combiner);
+      const bool one_length = kind == MPI_COMBINER_INDEXED_BLOCK || kind == MPI_COMBINER_HINDEXED_BLOCK;
+      const bool in_elements = kind == MPI_COMBINER_INDEXED || kind == MPI_COMBINER_INDEXED_BLOCK;
+      const int* displs = c.ints.data() + (one_length ? 2 : 1 + n);
       for (int i = 0; i < n; ++i) {
-        int64_t at = c.combiner == MPI_COMBINER_INDEXED_BLOCK ? int64_t{c.ints[2 + i]} * ext
-                                                              : static_cast<int64_t>(c.addrs[static_cast<size_t>(i)]);
-        block(out, old, ext, at, c.ints[1]);
+        const int64_t at = in_elements       ? int64_t{displs[i]} * ext
+                           : c.addrs.empty() ? int64_t{displs[i]}
+                                             : static_cast<int64_t>(c.addrs[static_cast<size_t>(i)]);
+        block(out, old, ext, at, c.ints[one_length ? 1 : 1 + i]);
       }
       return out;
     }
-    case MPI_COMBINER_STRUCT:
-#if defined(XSIM_NATIVE_MPICH)  // MPI-1 Fortran combiner: MPICH keeps it, Open MPI 4 removed it
-    case MPI_COMBINER_STRUCT_INTEGER:
-#endif
-    {
+    case MPI_COMBINER_STRUCT: {
       const int n = c.ints[0];
       for (int i = 0; i < n; ++i) {
         const std::vector<Run> old = element(c.types[static_cast<size_t>(i)], depth + 1);
@@ -380,6 +369,8 @@ std::string error_text(int code) {
   return text;
 }
 
+void call_failed(int rc, const char* call) { throw MpiError(rc, std::string("native ") + call + " failed: " + error_text(rc)); }
+
 MPI_Info info_create() {
   MPI_Info info = MPI_INFO_NULL;
   check(PMPI_Info_create(&info), "MPI_Info_create");
@@ -388,8 +379,24 @@ MPI_Info info_create() {
 
 #if defined(XSIM_NATIVE_OPENMPI)
 namespace {
+// A fixed table of predefined handles: a handle travels as 1 + its index (0: the null handle).
+template <class H>
+struct WireTable {
+  const H* handles;
+  size_t n;
+  H null;
+  int error_class;   // and what it is, for the error on a handle outside the table
+  const char* what;
+  int32_t to_wire(H h) const {
+    if (h == null) return 0;
+    for (size_t i = 0; i < n; ++i)
+      if (handles[i] == h) return static_cast<int32_t>(i + 1);
+    throw MpiError(error_class, std::string("a ") + what + " that is not predefined cannot travel between native processes");
+  }
+  H from_wire(int32_t w) const { return w <= 0 || static_cast<size_t>(w) > n ? null : handles[w - 1]; }
+};
 // Every predefined datatype an accumulate may name (MPI 3.1, C and Fortran), in a fixed order.
-const MPI_Datatype* wire_types(size_t* n) {
+const WireTable<MPI_Datatype>& wire_types() {
   static const MPI_Datatype table[] = {
       MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT,
       MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG_INT, MPI_UNSIGNED_LONG_LONG, MPI_FLOAT, MPI_DOUBLE,
@@ -400,45 +407,23 @@ const MPI_Datatype* wire_types(size_t* n) {
       MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_REAL4, MPI_REAL8,
       MPI_2INTEGER, MPI_2REAL, MPI_2DOUBLE_PRECISION, MPI_CXX_BOOL, MPI_CXX_FLOAT_COMPLEX, MPI_CXX_DOUBLE_COMPLEX,
       MPI_CXX_LONG_DOUBLE_COMPLEX, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG};
-  *n = sizeof table / sizeof table[0];
-  return table;
+  static const WireTable<MPI_Datatype> wire{table, sizeof table / sizeof table[0], MPI_DATATYPE_NULL, MPI_ERR_TYPE,
+                                            "datatype"};
+  return wire;
 }
-const MPI_Op* wire_ops(size_t* n) {
+const WireTable<MPI_Op>& wire_ops() {
   static const MPI_Op table[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,    MPI_LOR,
                                  MPI_BOR,  MPI_LXOR, MPI_BXOR, MPI_MINLOC, MPI_MAXLOC, MPI_REPLACE, MPI_NO_OP};
-  *n = sizeof table / sizeof table[0];
-  return table;
+  static const WireTable<MPI_Op> wire{table, sizeof table / sizeof table[0], MPI_OP_NULL, MPI_ERR_OP,
+                                      "reduction operation"};
+  return wire;
 }
 }  // namespace
 
-int32_t type_to_wire(MPI_Datatype t) {
-  if (t == MPI_DATATYPE_NULL) return 0;
-  size_t n = 0;
-  const MPI_Datatype* table = wire_types(&n);
-  for (size_t i = 0; i < n; ++i)
-    if (table[i] == t) return static_cast<int32_t>(i + 1);
-  throw MpiError(MPI_ERR_TYPE, "a datatype that is not predefined cannot travel between native processes");
-}
-MPI_Datatype type_from_wire(int32_t w) {
-  size_t n = 0;
-  const MPI_Datatype* table = wire_types(&n);
-  if (w <= 0 || static_cast<size_t>(w) > n) return MPI_DATATYPE_NULL;
-  return table[w - 1];
-}
-int32_t op_to_wire(MPI_Op op) {
-  if (op == MPI_OP_NULL) return 0;
-  size_t n = 0;
-  const MPI_Op* table = wire_ops(&n);
-  for (size_t i = 0; i < n; ++i)
-    if (table[i] == op) return static_cast<int32_t>(i + 1);
-  throw MpiError(MPI_ERR_OP, "a reduction operation that is not predefined cannot travel between native processes");
-}
-MPI_Op op_from_wire(int32_t w) {
-  size_t n = 0;
-  const MPI_Op* table = wire_ops(&n);
-  if (w <= 0 || static_cast<size_t>(w) > n) return MPI_OP_NULL;
-  return table[w - 1];
-}
+int32_t type_to_wire(MPI_Datatype t) { return wire_types().to_wire(t); }
+MPI_Datatype type_from_wire(int32_t w) { return wire_types().from_wire(w); }
+int32_t op_to_wire(MPI_Op op) { return wire_ops().to_wire(op); }
+MPI_Op op_from_wire(int32_t w) { return wire_ops().from_wire(w); }
 #else
 int32_t type_to_wire(MPI_Datatype t) { return static_cast<int32_t>(t); }
 MPI_Datatype type_from_wire(int32_t w) { return static_cast<MPI_Datatype>(w); }

@@ -6,18 +6,11 @@
 #include <limits>
 #include <stdexcept>
 
+#include "native/check.hpp"
+
 namespace xsim::native {
 
 namespace {
-
-void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    PMPI_Error_string(rc, msg, &len);
-    throw std::runtime_error(std::string("native ") + what + " failed: " + msg);
-  }
-}
 
 // A private copy of the native world, created by the first collective here (all processes reach it
 // together, since every function of this file is collective).
@@ -49,23 +42,31 @@ int as_count(size_t n) {
 
 constexpr int kStreamTag = 7;
 
-}  // namespace
-
-std::vector<std::string> gather_strings(const std::string& mine) {
+// Each process's `mine` (elements of `type`), back to back in process order at process 0 (empty
+// elsewhere); at process 0 `lens` and `displs` say how many elements each process sent and where they start.
+template <class Buffer>
+Buffer gather_parts(const Buffer& mine, MPI_Datatype type, std::vector<int>& lens, std::vector<int>& displs) {
   MPI_Comm c = comm();
   const int n = size_of(c), me = rank_of(c);
   int len = as_count(mine.size());
-  std::vector<int> lens(static_cast<size_t>(me == 0 ? n : 0));
+  lens.assign(static_cast<size_t>(me == 0 ? n : 0), 0);
   check(PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, c), "MPI_Gather");
-  std::vector<int> displs(lens.size());
+  displs.assign(lens.size(), 0);
   size_t total = 0;
   for (size_t p = 0; p < lens.size(); ++p) {
     displs[p] = as_count(total);
     total += static_cast<size_t>(lens[p]);
   }
-  std::string all(total, '\0');
-  check(PMPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, c),
-        "MPI_Gatherv");
+  Buffer all(total, typename Buffer::value_type{});
+  check(PMPI_Gatherv(mine.data(), len, type, all.data(), lens.data(), displs.data(), type, 0, c), "MPI_Gatherv");
+  return all;
+}
+
+}  // namespace
+
+std::vector<std::string> gather_strings(const std::string& mine) {
+  std::vector<int> lens, displs;
+  const std::string all = gather_parts(mine, MPI_CHAR, lens, displs);
   std::vector<std::string> out;
   for (size_t p = 0; p < lens.size(); ++p) out.push_back(all.substr(static_cast<size_t>(displs[p]), static_cast<size_t>(lens[p])));
   return out;
@@ -91,21 +92,8 @@ void reduce_sum_to_root(uint64_t* v, size_t n) {
 }
 
 std::vector<uint64_t> gather_u64(const std::vector<uint64_t>& mine) {
-  MPI_Comm c = comm();
-  const int n = size_of(c), me = rank_of(c);
-  int len = as_count(mine.size());
-  std::vector<int> lens(static_cast<size_t>(me == 0 ? n : 0));
-  check(PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, c), "MPI_Gather");
-  std::vector<int> displs(lens.size());
-  size_t total = 0;
-  for (size_t p = 0; p < lens.size(); ++p) {
-    displs[p] = as_count(total);
-    total += static_cast<size_t>(lens[p]);
-  }
-  std::vector<uint64_t> all(total);
-  check(PMPI_Gatherv(mine.data(), len, MPI_UINT64_T, all.data(), lens.data(), displs.data(), MPI_UINT64_T, 0, c),
-        "MPI_Gatherv");
-  return all;
+  std::vector<int> lens, displs;
+  return gather_parts(mine, MPI_UINT64_T, lens, displs);
 }
 
 void stream_to_root(const std::function<bool(std::string& chunk)>& produce,

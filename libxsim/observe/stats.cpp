@@ -98,14 +98,7 @@ void merge_serialized(FunctionTable& into, const std::string& text) {
 }
 
 void RunTotals::add(const RankRow& r) {
-  ++ranks;
-  simulated_ps = std::max(simulated_ps, r.finish_ps);
-  calls += r.calls;
-  messages += r.messages_sent;
-  bytes += r.bytes_sent;
-  compute_ps += r.compute_ps;
-  mpi_ps += r.mpi_ps;
-  wait_ps += r.wait_ps;
+  merge(RunTotals{1, r.finish_ps, r.calls, r.messages_sent, r.bytes_sent, r.compute_ps, r.mpi_ps, r.wait_ps});
 }
 
 void RunTotals::merge(const RunTotals& o) {

@@ -114,6 +114,14 @@ struct alignas(64) Request {
   Message* msg = nullptr;       // Matched: the message, already removed from the unexpected queue
   void* state = nullptr;        // Coll: the API layer's progress state
   int error() const { return failed ? error_code : MPI_SUCCESS; }  // the status's MPI_ERROR
+  // The operation's arguments: a receive's, or those a persistent request keeps for MPI_Start.
+  void set_args(void* b, int n, MPI_Datatype t, int peer, int tg) {
+    buf = b;
+    count = n;
+    type = t;
+    source = peer;
+    tag = tg;
+  }
   void set_error(int e) {
     error_code = e;
     failed = e != MPI_SUCCESS;

@@ -31,6 +31,11 @@ namespace xsim {
 //   switch_leave(&A, &B) right before the switch (nullptr instead of &A when A's fiber ends with it);
 //   switch_arrive(A)     right after the switch that comes back to A;
 //   switch_first(&C)     first thing on a new fiber: learns the stack C of the context that started it.
+//
+// Memory that holds pointers to heap blocks but that LeakSanitizer does not scan (anonymous mappings other
+// than thread stacks: rank stacks of suspended or ended ranks, privatized globals of ranks not running) is
+// registered with lsan_root_region (lsan_forget_root_region undoes it); stack memory that is reused for
+// another fiber is cleared of the stale redzones of frames that never returned with asan_unpoison.
 #if XSIM_ASAN
 struct FiberStack {
   const void* bottom = nullptr;
@@ -48,12 +53,18 @@ inline void switch_first(FiberStack* caller) {
   __sanitizer_finish_switch_fiber(nullptr, &bottom, &size);
   if (caller) caller->bottom = bottom, caller->size = size;
 }
+inline void lsan_root_region(const void* p, size_t n) { __lsan_register_root_region(p, n); }
+inline void lsan_forget_root_region(const void* p, size_t n) { __lsan_unregister_root_region(p, n); }
+inline void asan_unpoison(const void* p, size_t n) { __asan_unpoison_memory_region(p, n); }
 #else
 struct FiberStack {};
 inline void set_stack(FiberStack&, const void*, size_t) {}
 inline void switch_leave(FiberStack*, const FiberStack*) {}
 inline void switch_arrive(FiberStack&) {}
 inline void switch_first(FiberStack*) {}
+inline void lsan_root_region(const void*, size_t) {}
+inline void lsan_forget_root_region(const void*, size_t) {}
+inline void asan_unpoison(const void*, size_t) {}
 #endif
 
 // The stack pointer where it is inlined (the calling function's frame), for prefetching the frames of a
@@ -68,32 +79,6 @@ inline void switch_first(FiberStack*) {}
   sp = static_cast<const char*>(__builtin_frame_address(0));
 #endif
   return sp;
-}
-
-// Memory that holds pointers to heap blocks but that LeakSanitizer does not scan (anonymous mappings other
-// than thread stacks): rank stacks of suspended or ended ranks, privatized globals of ranks not running.
-inline void lsan_root_region(const void* p, size_t n) {
-#if XSIM_ASAN
-  __lsan_register_root_region(p, n);
-#else
-  (void)p, (void)n;
-#endif
-}
-inline void lsan_forget_root_region(const void* p, size_t n) {
-#if XSIM_ASAN
-  __lsan_unregister_root_region(p, n);
-#else
-  (void)p, (void)n;
-#endif
-}
-
-// Stack memory that is reused for another fiber: stale redzones of frames that never returned must go.
-inline void asan_unpoison(const void* p, size_t n) {
-#if XSIM_ASAN
-  __asan_unpoison_memory_region(p, n);
-#else
-  (void)p, (void)n;
-#endif
 }
 
 }  // namespace xsim

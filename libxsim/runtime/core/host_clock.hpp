@@ -17,4 +17,11 @@ inline int64_t host_clock_ns(clockid_t clock) {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// Seconds on the host's monotonic clock (the progress line, the time spent writing the observation files).
+inline double host_now() {
+  timespec ts;
+  host_clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 }  // namespace xsim

@@ -342,11 +342,7 @@ int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int t
   int id = new_send_request(false);
   Request& q = requests_[static_cast<size_t>(id)];
   q.kind = Request::Kind::Recv;
-  q.buf = buf;
-  q.count = count;
-  q.type = type;
-  q.source = source;
-  q.tag = tag;
+  q.set_args(buf, count, type, source, tag);
   q.ctx = ctx;
   for (size_t i = 0; i < r.unexpected.size(); ++i) {
     Message* m = r.unexpected[i];

@@ -11,11 +11,6 @@
 namespace xsim {
 
 namespace {
-double host_now() {
-  timespec ts;
-  host_clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 constexpr double kFirst = 0.5;  // seconds of host time before the first line
 }  // namespace
 

@@ -1,71 +1,102 @@
-// MPI collective entry points, blocking and nonblocking: argument checks, then the point-to-point
-// algorithms of coll/ (MPI_Barrier and MPI_Allreduce first try the fast path of coll_replay.hpp). Each
-// collective is written once: its checks run in the call, and its algorithm runs either at once (blocking
-// form, on a SimTransport) or as a nonblocking collective (start_nbc, nbc.cpp).
+// MPI collective entry points, blocking and nonblocking, on intra- and intercommunicators: argument checks,
+// then the point-to-point algorithms of coll/ (MPI_Barrier and MPI_Allreduce first try the fast path of
+// coll_replay.hpp). Each collective is written once: its checks run in the call, the same for both kinds of
+// communicator; on an intracommunicator its algorithm runs either at once (blocking form, on a
+// SimTransport) or as a nonblocking collective (start_nbc, nbc.cpp), on an intercommunicator the
+// algorithm of coll/intercomm runs through inter_collective (api_inter.cpp).
+#include <functional>
+#include <type_traits>
+
 #include "api_ext.hpp"
 #include "api_support.hpp"
 #include "coll/collectives.hpp"
+#include "coll/intercomm.hpp"
 #include "coll_replay.hpp"
 #include "native/datatype.hpp"
 #include "sim_transport.hpp"
 
 using namespace xsim;
+using coll::Transport;
 
 namespace {
 
+// The checks tell the two kinds of communicator apart where MPI does. A root is a rank of the
+// communicator, or on an intercommunicator MPI_ROOT (the root), MPI_PROC_NULL (the rest of its group) or a
+// rank of the remote group; the root's own arguments are checked at the root (is_root). MPI_IN_PLACE is
+// not allowed on an intercommunicator. Arrays of counts or datatypes have one entry per peer
+// (c.peer_size(): on an intercommunicator, the remote group's size).
 void check_root(const Comm& c, int root) {
-  if (root < 0 || root >= c.size)
-    fail(MPI_ERR_ROOT, "invalid root " + std::to_string(root) + " (" + describe_comm(c.handle) + " has " +
-                           std::to_string(c.size) + " ranks)");
+  if (!c.is_inter) {
+    if (root < 0 || root >= c.size)
+      fail(MPI_ERR_ROOT, "invalid root " + std::to_string(root) + " (" + describe_comm(c.handle) + " has " +
+                             std::to_string(c.size) + " ranks)");
+    return;
+  }
+  if (root == MPI_ROOT || root == MPI_PROC_NULL) return;
+  if (root < 0 || root >= c.peer_size())
+    fail(MPI_ERR_ROOT, "invalid root " + std::to_string(root) + " on an intercommunicator (MPI_ROOT, MPI_PROC_NULL, or "
+                           "a rank of the remote group, which has " + std::to_string(c.peer_size()) + " ranks)");
+}
+bool is_root(const Comm& c, int me, int root) { return c.is_inter ? root == MPI_ROOT : me == root; }
+void check_not_in_place(const Comm& c, const void* buf) {
+  if (c.is_inter && buf == MPI_IN_PLACE) fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed on an intercommunicator");
 }
 void check_op(MPI_Op op) {
   if (op == MPI_OP_NULL) fail(MPI_ERR_OP, "the reduction operation is MPI_OP_NULL");
 }
-void check_counts(const int* counts, int n) {
-  for (int i = 0; i < n; ++i) check_count(counts[i]);
+void check_reduction(int count, MPI_Datatype type, MPI_Op op) {
+  check_count(count);
+  check_type(type);
+  check_op(op);
 }
 
-// Runs a collective. `check(c, me)` validates the arguments; `algo(t)` is the algorithm, run now on the
-// calling rank (req == nullptr) or started as a nonblocking collective whose request goes to *req. The
-// algorithm captures its arguments by value: a nonblocking one runs after the call has returned.
-// `fast(c)`, for the blocking form only, may complete the call by the fast path (coll_replay.hpp) and say
-// so by returning true; otherwise the algorithm runs.
-template <class Check, class Algo, class Fast>
-int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check, Algo algo, Fast&& fast) {
+// The `inter` of a collective MPI does not define on intercommunicators (scan, exscan).
+struct NotOnInter {};
+
+// Runs a collective. `check(c, me)` validates the arguments. On an intracommunicator `algo(t)` is the
+// algorithm, run now on the calling rank (req == nullptr) or started as a nonblocking collective whose
+// request goes to *req; it captures its arguments by value: a nonblocking one runs after the call has
+// returned. `fast(c)`, for the blocking form only, may complete the call by the fast path
+// (coll_replay.hpp) and say so by returning true; otherwise the algorithm runs. On an intercommunicator
+// `inter(c, local, remote)` is the algorithm (inter_collective: blocking forms only). Errors the native MPI
+// finds (an invalid datatype or op: native::MpiError) are the call's own (guarded).
+template <class Check, class Algo, class Inter, class Fast>
+int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check, Algo algo, Inter inter, Fast&& fast) {
   return guarded(name, comm, [&] {
     Comm& c = check_comm(comm);
-    check(c, my_rank_in(c));
+    const int me = my_rank_in(c);
+    if (c.is_inter) {
+      std::function<void(Transport&, Transport&)> body;
+      if constexpr (!std::is_same_v<Inter, NotOnInter>)
+        body = [&](Transport& local, Transport& remote) {
+          check(c, me);
+          inter(c, local, remote);
+        };
+      return inter_collective(c, name, req != nullptr, body);
+    }
+    check(c, me);
     if (req) {
       *req = start_nbc(c, name, algo);
       return;
     }
-    try {
-      if (fast(c)) return;
-    } catch (const native::MpiError& e) {
-      fail(e.code, e.what());
-    }
+    if (fast(c)) return;
     SimTransport t(c, name);
-    try {
-      algo(t);
-    } catch (const native::MpiError& e) {
-      fail(e.code, e.what());
-    }
+    algo(t);
   });
 }
-template <class Check, class Algo>
-int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check, Algo algo) {
-  return collective(name, comm, req, std::forward<Check>(check), algo, [](Comm&) { return false; });
+template <class Check, class Algo, class Inter>
+int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check, Algo algo, Inter inter) {
+  return collective(name, comm, req, std::forward<Check>(check), algo, inter, [](Comm&) { return false; });
 }
 
 int barrier(const char* name, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_barrier(name, comm, req);  // api_inter.cpp
   return collective(
-      name, comm, req, [](Comm&, int) {}, [](coll::Transport& t) { coll::barrier(t); },
+      name, comm, req, [](Comm&, int) {}, [](Transport& t) { coll::barrier(t); },
+      [](Comm& c, Transport& l, Transport& r) { coll::inter::barrier(l, r, c.low_group); },
       [name](Comm& c) { return replay_barrier(c, name); });
 }
 
 int bcast(const char* name, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_bcast(name, buf, count, type, root, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
       [&](Comm& c, int) {
@@ -73,147 +104,146 @@ int bcast(const char* name, void* buf, int count, MPI_Datatype type, int root, M
         check_type(type);
         check_root(c, root);
       },
-      [=](coll::Transport& t) { coll::bcast(t, buf, count, type, root); });
+      [=](Transport& t) { coll::bcast(t, buf, count, type, root); },
+      [=](Comm&, Transport& l, Transport& r) { coll::inter::bcast(l, r, buf, count, type, root); });
 }
 
 int reduce(const char* name, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
            MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_reduce(name, sbuf, rbuf, count, type, op, root, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
       [&](Comm& c, int) {
-        check_count(count);
-        check_type(type);
-        check_op(op);
+        check_reduction(count, type, op);
         check_root(c, root);
+        check_not_in_place(c, sbuf);
       },
-      [=](coll::Transport& t) { coll::reduce(t, sbuf, rbuf, count, type, op, root); });
+      [=](Transport& t) { coll::reduce(t, sbuf, rbuf, count, type, op, root); },
+      [=](Comm&, Transport& l, Transport& r) { coll::inter::reduce(l, r, sbuf, rbuf, count, type, op, root); });
 }
 
 int allreduce(const char* name, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_allreduce(name, sbuf, rbuf, count, type, op, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
-      [&](Comm&, int) {
-        check_count(count);
-        check_type(type);
-        check_op(op);
+      [&](Comm& c, int) {
+        check_reduction(count, type, op);
+        check_not_in_place(c, sbuf);
       },
-      [=](coll::Transport& t) { coll::allreduce(t, sbuf, rbuf, count, type, op); },
+      [=](Transport& t) { coll::allreduce(t, sbuf, rbuf, count, type, op); },
+      [=](Comm&, Transport& l, Transport& r) { coll::inter::allreduce(l, r, sbuf, rbuf, count, type, op); },
       [=](Comm& c) { return replay_allreduce(c, name, sbuf, rbuf, count, type, op); });
 }
 
-int gather(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-           MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_gather(name, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);  // api_inter.cpp
+// Gather and scatter: the same arguments, checked alike. MPI_IN_PLACE may stand for the root's own block
+// (gather: sbuf, scatter: rbuf: `own_block`) on an intracommunicator.
+using Rooted = void (*)(Transport&, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int);
+using InterRooted = void (*)(Transport&, Transport&, const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int);
+int rooted(const char* name, Rooted algo, InterRooted inter, const void* own_block, const void* sbuf, int scount,
+           MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req) {
   return collective(
       name, comm, req,
       [&](Comm& c, int) {
         check_root(c, root);
         check_count(scount);
         check_count(rcount);
+        check_not_in_place(c, own_block);
       },
-      [=](coll::Transport& t) { coll::gather(t, sbuf, scount, stype, rbuf, rcount, rtype, root); });
+      [=](Transport& t) { algo(t, sbuf, scount, stype, rbuf, rcount, rtype, root); },
+      [=](Comm&, Transport& l, Transport& r) { inter(l, r, sbuf, scount, stype, rbuf, rcount, rtype, root); });
 }
 
 int gatherv(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
             const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_gatherv(name, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
       [&](Comm& c, int me) {
         check_root(c, root);
         check_count(scount);
-        if (me == root) check_counts(rcounts, c.size);
+        check_not_in_place(c, sbuf);
+        if (is_root(c, me, root)) check_counts(rcounts, c.peer_size());
       },
-      [=](coll::Transport& t) { coll::gatherv(t, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root); });
-}
-
-int scatter(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-            MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_scatter(name, sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);  // api_inter.cpp
-  return collective(
-      name, comm, req,
-      [&](Comm& c, int) {
-        check_root(c, root);
-        check_count(scount);
-        check_count(rcount);
-      },
-      [=](coll::Transport& t) { coll::scatter(t, sbuf, scount, stype, rbuf, rcount, rtype, root); });
+      [=](Transport& t) { coll::gatherv(t, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root); },
+      [=](Comm&, Transport& l, Transport& r) {
+        coll::inter::gatherv(l, r, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root);
+      });
 }
 
 int scatterv(const char* name, const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
              void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_scatterv(name, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
       [&](Comm& c, int me) {
         check_root(c, root);
         check_count(rcount);
-        if (me == root) check_counts(scounts, c.size);
+        check_not_in_place(c, rbuf);
+        if (is_root(c, me, root)) check_counts(scounts, c.peer_size());
       },
-      [=](coll::Transport& t) { coll::scatterv(t, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root); });
+      [=](Transport& t) { coll::scatterv(t, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root); },
+      [=](Comm&, Transport& l, Transport& r) {
+        coll::inter::scatterv(l, r, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root);
+      });
 }
 
-int allgather(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-              MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_allgather(name, sbuf, scount, stype, rbuf, rcount, rtype, comm, req);  // api_inter.cpp
-  return collective(
-      name, comm, req,
-      [&](Comm&, int) {
-        check_count(scount);
-        check_count(rcount);
-      },
-      [=](coll::Transport& t) { coll::allgather(t, sbuf, scount, stype, rbuf, rcount, rtype); });
-}
-
-int allgatherv(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
-               const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_allgatherv(name, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, req);  // api_inter.cpp
+// Allgather and alltoall: one count and datatype each way, checked alike. `inter` gets the low group's flag.
+using Uniform = void (*)(Transport&, const void*, int, MPI_Datatype, void*, int, MPI_Datatype);
+using InterUniform = void (*)(Transport&, Transport&, bool, const void*, int, MPI_Datatype, void*, int, MPI_Datatype);
+int uniform(const char* name, Uniform algo, InterUniform inter, const void* sbuf, int scount, MPI_Datatype stype,
+            void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return collective(
       name, comm, req,
       [&](Comm& c, int) {
         check_count(scount);
-        check_counts(rcounts, c.size);
+        check_count(rcount);
+        check_not_in_place(c, sbuf);
       },
-      [=](coll::Transport& t) { coll::allgatherv(t, sbuf, scount, stype, rbuf, rcounts, displs, rtype); });
+      [=](Transport& t) { algo(t, sbuf, scount, stype, rbuf, rcount, rtype); },
+      [=](Comm& c, Transport& l, Transport& r) { inter(l, r, c.low_group, sbuf, scount, stype, rbuf, rcount, rtype); });
+}
+// coll::inter::alltoall as an InterUniform (pairwise: no group goes first).
+void inter_alltoall(Transport& l, Transport& r, bool, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                    int rcount, MPI_Datatype rtype) {
+  coll::inter::alltoall(l, r, sbuf, scount, stype, rbuf, rcount, rtype);
 }
 
-int alltoall(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-             MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_alltoall(name, sbuf, scount, stype, rbuf, rcount, rtype, comm, req);  // api_inter.cpp
+int allgatherv(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+               const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return collective(
       name, comm, req,
-      [&](Comm&, int) {
+      [&](Comm& c, int) {
         check_count(scount);
-        check_count(rcount);
+        check_counts(rcounts, c.peer_size());
+        check_not_in_place(c, sbuf);
       },
-      [=](coll::Transport& t) { coll::alltoall(t, sbuf, scount, stype, rbuf, rcount, rtype); });
+      [=](Transport& t) { coll::allgatherv(t, sbuf, scount, stype, rbuf, rcounts, displs, rtype); },
+      [=](Comm& c, Transport& l, Transport& r) {
+        coll::inter::allgatherv(l, r, c.low_group, sbuf, scount, stype, rbuf, rcounts, displs, rtype);
+      });
 }
 
 int alltoallv(const char* name, const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
               void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
               MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_alltoallv(name, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
       [&](Comm& c, int) {
-        if (sbuf != MPI_IN_PLACE) check_counts(scounts, c.size);
-        check_counts(rcounts, c.size);
+        check_not_in_place(c, sbuf);
+        if (sbuf != MPI_IN_PLACE) check_counts(scounts, c.peer_size());
+        check_counts(rcounts, c.peer_size());
       },
-      [=](coll::Transport& t) { coll::alltoallv(t, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype); });
+      [=](Transport& t) { coll::alltoallv(t, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype); },
+      [=](Comm&, Transport& l, Transport& r) {
+        coll::inter::alltoallv(l, r, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype);
+      });
 }
 
 int alltoallw(const char* name, const void* sbuf, const int scounts[], const int sdispls[],
               const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
               const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm))  // api_inter.cpp
-    return inter_alltoallw(name, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm, req);
   return collective(
       name, comm, req,
       [&](Comm& c, int) {
-        for (int i = 0; i < c.size; ++i) {
+        check_not_in_place(c, sbuf);
+        for (int i = 0; i < c.peer_size(); ++i) {
           if (sbuf != MPI_IN_PLACE) {
             check_count(scounts[i]);
             if (scounts[i] > 0) check_type(stypes[i]);
@@ -222,47 +252,48 @@ int alltoallw(const char* name, const void* sbuf, const int scounts[], const int
           if (rcounts[i] > 0) check_type(rtypes[i]);
         }
       },
-      [=](coll::Transport& t) { coll::alltoallw(t, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes); });
+      [=](Transport& t) { coll::alltoallw(t, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes); },
+      [=](Comm&, Transport& l, Transport& r) {
+        coll::inter::alltoallw(l, r, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes);
+      });
 }
 
 int reduce_scatter(const char* name, const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_reduce_scatter(name, sbuf, rbuf, rcounts, type, op, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
       [&](Comm& c, int) {
-        check_counts(rcounts, c.size);
+        check_counts(rcounts, static_cast<size_t>(c.size));  // the local group's blocks
         check_type(type);
         check_op(op);
+        check_not_in_place(c, sbuf);
       },
-      [=](coll::Transport& t) { coll::reduce_scatter(t, sbuf, rbuf, rcounts, type, op); });
+      [=](Transport& t) { coll::reduce_scatter(t, sbuf, rbuf, rcounts, type, op); },
+      [=](Comm& c, Transport& l, Transport& r) {
+        coll::inter::reduce_scatter(l, r, c.low_group, sbuf, rbuf, rcounts, type, op);
+      });
 }
 
 int reduce_scatter_block(const char* name, const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op,
                          MPI_Comm comm, MPI_Request* req) {
-  if (is_intercomm(comm)) return inter_reduce_scatter_block(name, sbuf, rbuf, rcount, type, op, comm, req);  // api_inter.cpp
   return collective(
       name, comm, req,
-      [&](Comm&, int) {
-        check_count(rcount);
-        check_type(type);
-        check_op(op);
+      [&](Comm& c, int) {
+        check_reduction(rcount, type, op);
+        check_not_in_place(c, sbuf);
       },
-      [=](coll::Transport& t) { coll::reduce_scatter_block(t, sbuf, rbuf, rcount, type, op); });
+      [=](Transport& t) { coll::reduce_scatter_block(t, sbuf, rbuf, rcount, type, op); },
+      [=](Comm& c, Transport& l, Transport& r) {
+        coll::inter::reduce_scatter_block(l, r, c.low_group, sbuf, rbuf, rcount, type, op);
+      });
 }
 
-// scan and exscan share their checks
-template <class Algo>
-int prefix(const char* name, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request* req, Algo algo) {
-  if (is_intercomm(comm)) return inter_refused(name, comm);  // api_inter.cpp
+// Scan (exclusive = false) and exscan: not defined on intercommunicators.
+int prefix(const char* name, bool exclusive, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
+           MPI_Comm comm, MPI_Request* req) {
   return collective(
-      name, comm, req,
-      [&](Comm&, int) {
-        check_count(count);
-        check_type(type);
-        check_op(op);
-      },
-      algo);
+      name, comm, req, [&](Comm&, int) { check_reduction(count, type, op); },
+      [=](Transport& t) { (exclusive ? coll::exscan : coll::scan)(t, sbuf, rbuf, count, type, op); }, NotOnInter{});
 }
 
 }  // namespace
@@ -296,11 +327,13 @@ XSIM_API int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatyp
 
 XSIM_API int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                         int root, MPI_Comm comm) {
-  return gather("MPI_Gather", sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
+  return rooted("MPI_Gather", coll::gather, coll::inter::gather, sbuf, sbuf, scount, stype, rbuf, rcount, rtype, root,
+                comm, nullptr);
 }
 XSIM_API int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                          int root, MPI_Comm comm, MPI_Request* req) {
-  return gather("MPI_Igather", sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+  return rooted("MPI_Igather", coll::gather, coll::inter::gather, sbuf, sbuf, scount, stype, rbuf, rcount, rtype, root,
+                comm, req);
 }
 
 XSIM_API int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
@@ -314,11 +347,13 @@ XSIM_API int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void
 
 XSIM_API int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                          int root, MPI_Comm comm) {
-  return scatter("MPI_Scatter", sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
+  return rooted("MPI_Scatter", coll::scatter, coll::inter::scatter, rbuf, sbuf, scount, stype, rbuf, rcount, rtype,
+                root, comm, nullptr);
 }
 XSIM_API int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                           MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req) {
-  return scatter("MPI_Iscatter", sbuf, scount, stype, rbuf, rcount, rtype, root, comm, req);
+  return rooted("MPI_Iscatter", coll::scatter, coll::inter::scatter, rbuf, sbuf, scount, stype, rbuf, rcount, rtype,
+                root, comm, req);
 }
 
 XSIM_API int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype, void* rbuf,
@@ -332,11 +367,13 @@ XSIM_API int MPI_Iscatterv(const void* sbuf, const int scounts[], const int disp
 
 XSIM_API int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                            MPI_Datatype rtype, MPI_Comm comm) {
-  return allgather("MPI_Allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return uniform("MPI_Allgather", coll::allgather, coll::inter::allgather, sbuf, scount, stype, rbuf, rcount, rtype,
+                 comm, nullptr);
 }
 XSIM_API int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                             MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  return allgather("MPI_Iallgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return uniform("MPI_Iallgather", coll::allgather, coll::inter::allgather, sbuf, scount, stype, rbuf, rcount, rtype,
+                 comm, req);
 }
 
 XSIM_API int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
@@ -350,11 +387,12 @@ XSIM_API int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, v
 
 XSIM_API int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                           MPI_Comm comm) {
-  return alltoall("MPI_Alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return uniform("MPI_Alltoall", coll::alltoall, inter_alltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm,
+                 nullptr);
 }
 XSIM_API int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                            MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  return alltoall("MPI_Ialltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return uniform("MPI_Ialltoall", coll::alltoall, inter_alltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
 }
 
 XSIM_API int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
@@ -397,23 +435,19 @@ XSIM_API int MPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount,
 }
 
 XSIM_API int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return prefix("MPI_Scan", count, type, op, comm, nullptr,
-                [=](coll::Transport& t) { coll::scan(t, sbuf, rbuf, count, type, op); });
+  return prefix("MPI_Scan", false, sbuf, rbuf, count, type, op, comm, nullptr);
 }
 XSIM_API int MPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                        MPI_Request* req) {
-  return prefix("MPI_Iscan", count, type, op, comm, req,
-                [=](coll::Transport& t) { coll::scan(t, sbuf, rbuf, count, type, op); });
+  return prefix("MPI_Iscan", false, sbuf, rbuf, count, type, op, comm, req);
 }
 
 XSIM_API int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  return prefix("MPI_Exscan", count, type, op, comm, nullptr,
-                [=](coll::Transport& t) { coll::exscan(t, sbuf, rbuf, count, type, op); });
+  return prefix("MPI_Exscan", true, sbuf, rbuf, count, type, op, comm, nullptr);
 }
 XSIM_API int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                          MPI_Request* req) {
-  return prefix("MPI_Iexscan", count, type, op, comm, req,
-                [=](coll::Transport& t) { coll::exscan(t, sbuf, rbuf, count, type, op); });
+  return prefix("MPI_Iexscan", true, sbuf, rbuf, count, type, op, comm, req);
 }
 
 // Reductions with any op (predefined or user-defined) are applied by the native MPI.

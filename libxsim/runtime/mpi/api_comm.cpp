@@ -16,19 +16,6 @@ namespace {
 
 Engine& E() { return *g_engine; }
 
-std::vector<int32_t> members_of(const Comm& c) {
-  std::vector<int32_t> m(static_cast<size_t>(c.size));
-  for (int i = 0; i < c.size; ++i) m[static_cast<size_t>(i)] = c.world_of(i);
-  return m;
-}
-
-// Models the context-id agreement (MPICH: an allreduce over the parent communicator).
-void agree_on_context(Comm& parent, const char* call) {
-  SimTransport t(parent, call);
-  int v = 0, out = 0;
-  coll::allreduce(t, &v, &out, 1, MPI_INT, MPI_MAX);
-}
-
 Group& check_group(MPI_Group g) {
   if (g == MPI_GROUP_NULL) fail(MPI_ERR_GROUP, "the group is MPI_GROUP_NULL");
   Group* p = group_lookup(g);
@@ -49,9 +36,56 @@ std::vector<int32_t> members_of(const Group& g) {
   return m;
 }
 
+// The members of `a` that are (in_b) or are not in `b`, in a's order.
+MPI_Group group_filter(const Group& a, const Group& b, bool in_b) {
+  std::vector<int32_t> m;
+  for (int i = 0; i < a.size; ++i)
+    if ((b.rank_of_world(a.world_of(i)) >= 0) == in_b) m.push_back(a.world_of(i));
+  return group_create(group_of(m));
+}
+
 }  // namespace
 
 namespace xsim {
+
+void agree_on_context(coll::Transport& t) {
+  int v = 0, out = 0;
+  coll::allreduce(t, &v, &out, 1, MPI_INT, MPI_MAX);
+}
+void agree_on_context(Comm& parent, const char* call) {
+  SimTransport t(parent, call);
+  agree_on_context(t);
+}
+
+std::vector<int> exchange_color_key(coll::Transport& t, int color, int key) {
+  int mine[2] = {color, key};
+  std::vector<int> all(static_cast<size_t>(t.size()) * 2);
+  coll::allgather(t, mine, 2, MPI_INT, all.data(), 2, MPI_INT);
+  return all;
+}
+
+std::vector<int32_t> of_color(const std::vector<int32_t>& members, const std::vector<int>& ck, int color) {
+  std::vector<int> idx;
+  for (size_t i = 0; i < members.size(); ++i)
+    if (ck[i * 2] == color) idx.push_back(static_cast<int>(i));
+  std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+    return ck[static_cast<size_t>(a) * 2 + 1] < ck[static_cast<size_t>(b) * 2 + 1];
+  });
+  std::vector<int32_t> out(idx.size());
+  for (size_t i = 0; i < idx.size(); ++i) out[i] = members[static_cast<size_t>(idx[i])];
+  return out;
+}
+
+uint64_t split_id(uint64_t next, int color) {
+  return as_context_id(next ^ (static_cast<uint64_t>(static_cast<uint32_t>(color)) * 0x9e3779b97f4a7c15ull));
+}
+
+int compare_members(std::vector<int32_t> a, std::vector<int32_t> b) {
+  if (a == b) return MPI_IDENT;
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return a == b ? MPI_SIMILAR : MPI_UNEQUAL;
+}
 MPI_Comm comm_dup_impl(MPI_Comm comm, const char* call, bool agree, bool copy_info) {
   Comm& c = check_comm(comm);
   MPI_Comm h;
@@ -84,25 +118,13 @@ XSIM_API int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm
       return;
     }
     SimTransport t(c, "MPI_Comm_split");
-    int mine[2] = {color, key};
-    std::vector<int> all(static_cast<size_t>(c.size) * 2);
-    coll::allgather(t, mine, 2, MPI_INT, all.data(), 2, MPI_INT);
+    const std::vector<int> all = exchange_color_key(t, color, key);
     uint64_t id = comm_next_id(c, 0x5b);
     if (color == MPI_UNDEFINED) {
       *newcomm = MPI_COMM_NULL;
       return;
     }
-    std::vector<int> ranks;
-    for (int i = 0; i < c.size; ++i)
-      if (all[static_cast<size_t>(i) * 2] == color) ranks.push_back(i);
-    std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) {
-      return all[static_cast<size_t>(a) * 2 + 1] < all[static_cast<size_t>(b) * 2 + 1];
-    });
-    std::vector<int32_t> members(ranks.size());
-    for (size_t i = 0; i < ranks.size(); ++i) members[i] = c.world_of(ranks[i]);
-    uint64_t cid = id ^ (static_cast<uint64_t>(static_cast<uint32_t>(color)) * 0x9e3779b97f4a7c15ull);
-    cid = (cid & ~(3ull << 62)) | 2;
-    *newcomm = comm_join(cid, std::move(members))->handle;
+    *newcomm = comm_join(split_id(id, color), of_color(members_of(c), all, color))->handle;
     comm_inherit_errhandler(comm, *newcomm);
   });
 }
@@ -150,14 +172,8 @@ XSIM_API int MPI_Comm_compare(MPI_Comm a, MPI_Comm b, int* result) {
       *result = inter_compare(ca, cb);
       return;
     }
-    std::vector<int32_t> ma = members_of(ca), mb = members_of(cb);
-    if (ma == mb) {
-      *result = MPI_CONGRUENT;
-      return;
-    }
-    std::sort(ma.begin(), ma.end());
-    std::sort(mb.begin(), mb.end());
-    *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
+    const int same = compare_members(members_of(ca), members_of(cb));
+    *result = same == MPI_IDENT ? MPI_CONGRUENT : same;  // the same group, another context
   });
 }
 
@@ -274,14 +290,7 @@ XSIM_API int MPI_Group_translate_ranks(MPI_Group a, int n, const int ranks_a[], 
 
 XSIM_API int MPI_Group_compare(MPI_Group a, MPI_Group b, int* result) {
   return guarded("MPI_Group_compare", MPI_COMM_WORLD, [&] {
-    std::vector<int32_t> ma = members_of(check_group(a)), mb = members_of(check_group(b));
-    if (ma == mb) {
-      *result = MPI_IDENT;
-      return;
-    }
-    std::sort(ma.begin(), ma.end());
-    std::sort(mb.begin(), mb.end());
-    *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
+    *result = compare_members(members_of(check_group(a)), members_of(check_group(b)));
   });
 }
 
@@ -299,22 +308,14 @@ XSIM_API int MPI_Group_union(MPI_Group a, MPI_Group b, MPI_Group* out) {
 XSIM_API int MPI_Group_intersection(MPI_Group a, MPI_Group b, MPI_Group* out) {
   return guarded("MPI_Group_intersection", MPI_COMM_WORLD, [&] {
     Group& ga = check_group(a);
-    Group& gb = check_group(b);
-    std::vector<int32_t> m;
-    for (int i = 0; i < ga.size; ++i)
-      if (gb.rank_of_world(ga.world_of(i)) >= 0) m.push_back(ga.world_of(i));
-    *out = group_create(group_of(m));
+    *out = group_filter(ga, check_group(b), true);
   });
 }
 
 XSIM_API int MPI_Group_difference(MPI_Group a, MPI_Group b, MPI_Group* out) {
   return guarded("MPI_Group_difference", MPI_COMM_WORLD, [&] {
     Group& ga = check_group(a);
-    Group& gb = check_group(b);
-    std::vector<int32_t> m;
-    for (int i = 0; i < ga.size; ++i)
-      if (gb.rank_of_world(ga.world_of(i)) < 0) m.push_back(ga.world_of(i));
-    *out = group_create(group_of(m));
+    *out = group_filter(ga, check_group(b), false);
   });
 }
 

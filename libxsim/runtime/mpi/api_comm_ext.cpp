@@ -25,32 +25,15 @@ namespace {
 
 Engine& E() { return *g_engine; }
 
-uint64_t mix(uint64_t x) {  // splitmix64 finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-uint64_t as_id(uint64_t x) { return (x & ~(3ull << 62)) | 2; }  // the form comm_next_id gives ids
-
 // MPI_Comm_split's algorithm with the colours given: allgather of (color, key), members of my colour
 // ordered by key then parent rank.
 MPI_Comm split_with(Comm& c, int color, int key, uint64_t salt, const char* call) {
   SimTransport t(c, call);
-  int mine[2] = {color, key};
-  std::vector<int> all(static_cast<size_t>(c.size) * 2);
-  coll::allgather(t, mine, 2, MPI_INT, all.data(), 2, MPI_INT);
+  const std::vector<int> all = exchange_color_key(t, color, key);
   uint64_t id = comm_next_id(c, salt);
   if (color == MPI_UNDEFINED) return MPI_COMM_NULL;
-  std::vector<int> ranks;
-  for (int i = 0; i < c.size; ++i)
-    if (all[static_cast<size_t>(i) * 2] == color) ranks.push_back(i);
-  std::stable_sort(ranks.begin(), ranks.end(), [&](int a, int b) {
-    return all[static_cast<size_t>(a) * 2 + 1] < all[static_cast<size_t>(b) * 2 + 1];
-  });
-  std::vector<int32_t> members(ranks.size());
-  for (size_t i = 0; i < ranks.size(); ++i) members[i] = c.world_of(ranks[i]);
-  return comm_join(as_id(id ^ mix(static_cast<uint32_t>(color))), std::move(members))->handle;
+  const uint64_t cid = as_context_id(id ^ context_mix(static_cast<uint32_t>(color)));
+  return comm_join(cid, of_color(members_of(c), all, color))->handle;
 }
 
 // The info value of `key`, or "" when absent (or info is MPI_INFO_NULL).
@@ -118,31 +101,27 @@ XSIM_API int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_
     if (!g) fail(MPI_ERR_GROUP, "invalid group handle");
     check_send_tag(tag);
     std::vector<int32_t> members(static_cast<size_t>(g->size));
-    uint64_t h = mix(c.id ^ 0xc9);
+    uint64_t h = context_mix(c.id ^ 0xc9);
     for (int i = 0; i < g->size; ++i) {
       members[static_cast<size_t>(i)] = g->world_of(i);
       if (c.rank_of_world(members[static_cast<size_t>(i)]) < 0)
         fail(MPI_ERR_GROUP, "the group holds a rank that is not in the communicator");
-      h = mix(h ^ static_cast<uint32_t>(members[static_cast<size_t>(i)]));
+      h = context_mix(h ^ static_cast<uint32_t>(members[static_cast<size_t>(i)]));
     }
     const int32_t me = E().current().world;
     if (std::find(members.begin(), members.end(), me) == members.end()) {
       *newcomm = MPI_COMM_NULL;  // as MPICH: a non-member gets MPI_COMM_NULL without communicating
       return;
     }
-    const uint64_t key = mix(h ^ static_cast<uint32_t>(tag));
+    const uint64_t key = context_mix(h ^ static_cast<uint32_t>(tag));
     // The agreement among the members only: an allreduce on a context private to (parent, group, tag).
     Comm among;
-    among.id = as_id(mix(key ^ 0xa6));
+    among.id = as_context_id(context_mix(key ^ 0xa6));
     among.handle = comm;  // for deadlock reports
     among.size = g->size;
     among.members = members;
     for (int i = 0; i < g->size; ++i) among.rank_of[members[static_cast<size_t>(i)]] = i;
-    {
-      SimTransport t(among, "MPI_Comm_create_group");
-      int v = 0, out = 0;
-      coll::allreduce(t, &v, &out, 1, MPI_INT, MPI_MAX);
-    }
+    agree_on_context(among, "MPI_Comm_create_group");
     *newcomm = comm_join(comm_next_id(key, 0xc6), std::move(members))->handle;
     comm_inherit_errhandler(comm, *newcomm);
   });
@@ -164,10 +143,7 @@ void idup(MPI_Comm comm, MPI_Info info, bool with_info, MPI_Comm* newcomm, MPI_R
   if (c.is_inter) {
     *req = to_handle(completed_null_request(false));  // nothing to model on the intercommunicator's side
   } else {
-    *req = start_nbc(c, call, [](coll::Transport& t) {
-      int v = 0, out = 0;
-      coll::allreduce(t, &v, &out, 1, MPI_INT, MPI_MAX);
-    });
+    *req = start_nbc(c, call, [](coll::Transport& t) { agree_on_context(t); });
   }
   *newcomm = h;
 }

@@ -9,6 +9,10 @@
 #pragma once
 #include <mpi.h>
 
+#include <functional>
+#include <vector>
+
+#include "coll/transport.hpp"
 #include "comm.hpp"
 
 namespace xsim {
@@ -41,6 +45,20 @@ void errhandler_unref(MPI_Errhandler e);
 // nonblocking MPI_Comm_idup models it with a nonblocking collective of its own instead.
 MPI_Comm comm_dup_impl(MPI_Comm comm, const char* call, bool agree, bool copy_info);
 
+// ---- creating, splitting and comparing (api_comm.cpp) ---------------------------------------------------
+// MPICH's context-id agreement, modelled (the ids themselves are derived without talking): an allreduce
+// (MPI_MAX) of one int over `t`, or over `parent`'s members on its collective context.
+void agree_on_context(coll::Transport& t);
+void agree_on_context(Comm& parent, const char* call);
+// MPI_Comm_split's exchange: every member's (color, key) over `t` (an allgather), two ints a rank, in rank order.
+std::vector<int> exchange_color_key(coll::Transport& t, int color, int key);
+// The members of `members` whose (color, key) entry in `ck` has `color`, ordered by key then rank.
+std::vector<int32_t> of_color(const std::vector<int32_t>& members, const std::vector<int>& ck, int color);
+// MPI_Comm_split's context id (also MPI_Cart_sub's) for colour `color`, from `next`, the parent's next id.
+uint64_t split_id(uint64_t next, int color);
+// Two member lists: MPI_IDENT (the same order), MPI_SIMILAR (the same ranks) or MPI_UNEQUAL.
+int compare_members(std::vector<int32_t> a, std::vector<int32_t> b);
+
 // ---- intercommunicators (api_inter.cpp) ------------------------------------------------------------------
 // Creations from an intercommunicator `c` (collective over both groups); they return the new handle or
 // MPI_COMM_NULL. `call` names the entry point in deadlock reports. The context ids are derived from `c`'s
@@ -48,43 +66,13 @@ MPI_Comm comm_dup_impl(MPI_Comm comm, const char* call, bool agree, bool copy_in
 MPI_Comm inter_dup(Comm& c, const char* call, bool agree);
 MPI_Comm inter_split(Comm& c, int color, int key, const char* call);
 int inter_compare(const Comm& a, const Comm& b);
-// True when `comm` is an intercommunicator the calling rank belongs to (the collectives dispatch on it).
-bool is_intercomm(MPI_Comm comm);
 
-// Collectives on intercommunicators (MPI_ROOT / MPI_PROC_NULL roots); `req` != nullptr (nonblocking
-// forms) is refused with MPI_ERR_COMM.
-int inter_barrier(const char* name, MPI_Comm comm, MPI_Request* req);
-int inter_bcast(const char* name, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                MPI_Request* req);
-int inter_reduce(const char* name, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-                 MPI_Comm comm, MPI_Request* req);
-int inter_allreduce(const char* name, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
-                    MPI_Comm comm, MPI_Request* req);
-int inter_gather(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                 MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req);
-int inter_gatherv(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
-                  const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req);
-int inter_scatter(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                  MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req);
-int inter_scatterv(const char* name, const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
-                   void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* req);
-int inter_allgather(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                    MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req);
-int inter_allgatherv(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
-                     const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req);
-int inter_alltoall(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                   MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req);
-int inter_alltoallv(const char* name, const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
-                    void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
-                    MPI_Request* req);
-int inter_alltoallw(const char* name, const void* sbuf, const int scounts[], const int sdispls[],
-                    const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
-                    const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* req);
-int inter_reduce_scatter(const char* name, const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type,
-                         MPI_Op op, MPI_Comm comm, MPI_Request* req);
-int inter_reduce_scatter_block(const char* name, const void* sbuf, void* rbuf, int rcount, MPI_Datatype type,
-                               MPI_Op op, MPI_Comm comm, MPI_Request* req);
-// Scan and exscan are not defined on intercommunicators: fails with MPI_ERR_COMM.
-int inter_refused(const char* name, MPI_Comm comm);
+// Collectives on intercommunicators: api_coll.cpp checks the arguments (the same checks serve both kinds
+// of communicator) and runs the intercommunicator algorithm here, as `body(local, remote)` with the
+// transports to the local group (its hidden intracommunicator) and to the remote group. Fails with
+// MPI_ERR_COMM for the nonblocking forms (`nonblocking`) and for the collectives MPI does not define on
+// intercommunicators (no `body`: scan, exscan).
+void inter_collective(Comm& c, const char* name, bool nonblocking,
+                      const std::function<void(coll::Transport& local, coll::Transport& remote)>& body);
 
 }  // namespace xsim

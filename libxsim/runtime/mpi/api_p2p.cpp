@@ -14,23 +14,21 @@ namespace {
 
 Engine& E() { return *g_engine; }
 
-[[gnu::always_inline]] inline void check_send(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm*& c) {
+// The arguments of a send (recv = false: to `peer`) or a receive (recv = true: from `peer`, which may be
+// MPI_ANY_SOURCE, with a tag that may be MPI_ANY_TAG).
+template <bool recv>
+[[gnu::always_inline]] inline void check_p2p(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int peer, int tag, Comm*& c) {
   c = &check_comm(comm);
   check_count(count);
   check_type(type);
   check_buffer(buf, count);
-  check_send_tag(tag);
-  check_peer(*c, dest, false);
+  if constexpr (recv)
+    check_recv_tag(tag);
+  else
+    check_send_tag(tag);
+  check_peer(*c, peer, recv);
 }
-
-[[gnu::always_inline]] inline void check_recv(MPI_Comm comm, const void* buf, int count, MPI_Datatype type, int source, int tag, Comm*& c) {
-  c = &check_comm(comm);
-  check_count(count);
-  check_type(type);
-  check_buffer(buf, count);
-  check_recv_tag(tag);
-  check_peer(*c, source, true);
-}
+constexpr bool kSend = false, kRecv = true;
 
 // Sends on the communicator's point-to-point context. Returns the request id of a synchronous send, or
 // -1 for an eager one.
@@ -118,6 +116,65 @@ std::vector<int> ids_of(int n, const MPI_Request reqs[], int* active = nullptr) 
   return ids;
 }
 
+[[noreturn]] void truncated_in_status() { fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)"); }
+
+// MPI_Waitall/MPI_Testall once every request is complete (`wait(id)` is called before each is finished):
+// statuses[i] is request i's (empty for MPI_REQUEST_NULL and inactive requests), the handles are retired and
+// the requests freed.
+template <class Wait>
+void finish_all(int n, MPI_Request reqs[], const std::vector<int>& ids, MPI_Status statuses[], Wait wait) {
+  bool truncated = false;
+  for (int i = 0; i < n; ++i) {
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    int id = ids[static_cast<size_t>(i)];
+    if (id < 0) {
+      empty_status(st);
+      continue;
+    }
+    wait(id);
+    retire(&reqs[i]);
+    if (finish(id, st) != MPI_SUCCESS) truncated = true;
+  }
+  if (truncated) truncated_in_status();
+}
+
+// MPI_Waitsome/MPI_Testsome: finishes the active requests that are `done`, in index order; the k-th one's
+// index goes to indices[k] and its status to statuses[k], their number to *outcount.
+template <class Done>
+void finish_some(int n, MPI_Request reqs[], const std::vector<int>& ids, int* outcount, int indices[],
+                 MPI_Status statuses[], Done done) {
+  int out = 0;
+  bool truncated = false;
+  for (int i = 0; i < n; ++i) {
+    int id = ids[static_cast<size_t>(i)];
+    if (id < 0 || !done(E().request(id))) continue;
+    indices[out] = i;
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[out];
+    retire(&reqs[i]);
+    if (finish(id, st) != MPI_SUCCESS) truncated = true;
+    ++out;
+  }
+  *outcount = out;
+  if (truncated) truncated_in_status();
+}
+
+// The status of a receive or probe from MPI_PROC_NULL.
+void proc_null_status(MPI_Status* st) {
+  empty_status(st);
+  if (st != MPI_STATUS_IGNORE) st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+// MPI_Probe, MPI_Iprobe, MPI_Mprobe, MPI_Improbe: checks the arguments and returns the communicator, or
+// nullptr for MPI_PROC_NULL, whose (empty) message has then been found: the status says so.
+Comm* check_probe(MPI_Comm comm, int source, int tag, MPI_Status* status) {
+  Comm& c = check_comm(comm);
+  check_recv_tag(tag);
+  check_peer(c, source, true);
+  if (source != MPI_PROC_NULL) return &c;
+  proc_null_status(status);
+  return nullptr;
+}
+
 // All send modes share one implementation: sends are eager (the data is copied at once); buffered mode
 // checks the attached buffer; synchronous mode completes when the receiver's match is acknowledged.
 enum class SendMode { standard, ready, buffered, synchronous };
@@ -128,7 +185,7 @@ int send_entry(const char* name, const void* buf, int count, MPI_Datatype type, 
                MPI_Request* req) {
   return guarded(name, comm, [&] {
     Comm* c;
-    check_send(comm, buf, count, type, dest, tag, c);
+    check_p2p<kSend>(comm, buf, count, type, dest, tag, c);
     if constexpr (nonblocking) check_pointer(req, MPI_ERR_REQUEST, "the request");
     if constexpr (mode == SendMode::buffered) bsend_check(buf, count, type);
     int id = do_send(buf, count, type, dest, tag, *c, mode == SendMode::synchronous);
@@ -176,7 +233,7 @@ XSIM_API int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int t
                       MPI_Status* status) {
   return guarded("MPI_Recv", comm, [&] {
     Comm* c;
-    check_recv(comm, buf, count, type, source, tag, c);
+    check_p2p<kRecv>(comm, buf, count, type, source, tag, c);
     int id = do_irecv(buf, count, type, source, tag, *c);
     wait_id(id, "MPI_Recv", source, tag, comm);
     check_truncation(finish(id, status));
@@ -187,7 +244,7 @@ XSIM_API int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int 
                        MPI_Request* req) {
   return guarded("MPI_Irecv", comm, [&] {
     Comm* c;
-    check_recv(comm, buf, count, type, source, tag, c);
+    check_p2p<kRecv>(comm, buf, count, type, source, tag, c);
     check_pointer(req, MPI_ERR_REQUEST, "the request");
     *req = to_handle(do_irecv(buf, count, type, source, tag, *c));
   });
@@ -197,8 +254,8 @@ XSIM_API int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int 
                           int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm, MPI_Status* status) {
   return guarded("MPI_Sendrecv", comm, [&] {
     Comm* c;
-    check_send(comm, sbuf, scount, stype, dest, stag, c);
-    check_recv(comm, rbuf, rcount, rtype, source, rtag, c);
+    check_p2p<kSend>(comm, sbuf, scount, stype, dest, stag, c);
+    check_p2p<kRecv>(comm, rbuf, rcount, rtype, source, rtag, c);
     int id = do_irecv(rbuf, rcount, rtype, source, rtag, *c);
     do_send(sbuf, scount, stype, dest, stag, *c, false);
     wait_id(id, "MPI_Sendrecv", source, rtag, comm);
@@ -210,8 +267,8 @@ XSIM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int d
                                   MPI_Comm comm, MPI_Status* status) {
   return guarded("MPI_Sendrecv_replace", comm, [&] {
     Comm* c;
-    check_send(comm, buf, count, type, dest, stag, c);
-    check_recv(comm, buf, count, type, source, rtag, c);
+    check_p2p<kSend>(comm, buf, count, type, dest, stag, c);
+    check_p2p<kRecv>(comm, buf, count, type, source, rtag, c);
     do_send(buf, count, type, dest, stag, *c, false);  // eager: the data is copied before the receive
     int id = do_irecv(buf, count, type, source, rtag, *c);
     wait_id(id, "MPI_Sendrecv_replace", source, rtag, comm);
@@ -250,23 +307,13 @@ XSIM_API int MPI_Wait(MPI_Request* req, MPI_Status* status) {
 XSIM_API int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[]) {
   return guarded("MPI_Waitall", kReqComm, [&] {
     std::vector<int> ids = ids_of(n, reqs);
-    bool truncated = false;
-    for (int i = 0; i < n; ++i) {
-      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-      int id = ids[static_cast<size_t>(i)];
-      if (id < 0) {
-        empty_status(st);
-        continue;
-      }
+    finish_all(n, reqs, ids, statuses, [](int id) {
       Request& q = E().request(id);
       if (q.complete)
         E().wait(id, BlockInfo{});
       else
         wait_id(id, "MPI_Waitall", q.kind == Request::Kind::Recv ? q.source : -3, q.tag, q.comm);
-      retire(&reqs[i]);
-      if (finish(id, st) != MPI_SUCCESS) truncated = true;
-    }
-    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+    });
   });
 }
 
@@ -293,19 +340,8 @@ XSIM_API int MPI_Waitsome(int n, MPI_Request reqs[], int* outcount, int indices[
       *outcount = MPI_UNDEFINED;
       return;
     }
-    int out = 0;
-    bool truncated = false;
-    for (int i = 0; i < n; ++i) {
-      int id = ids[static_cast<size_t>(i)];
-      if (id < 0 || !E().request(id).complete || E().request(id).completion > E().current().clock) continue;
-      indices[out] = i;
-      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[out];
-      retire(&reqs[i]);
-      if (finish(id, st) != MPI_SUCCESS) truncated = true;
-      ++out;
-    }
-    *outcount = out;
-    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+    finish_some(n, reqs, ids, outcount, indices, statuses,
+                [](const Request& q) { return q.complete && q.completion <= E().current().clock; });
   });
 }
 
@@ -342,19 +378,7 @@ XSIM_API int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status status
     }
     E().charge_poll();
     *flag = all ? 1 : 0;
-    if (!all) return;
-    bool truncated = false;
-    for (int i = 0; i < n; ++i) {
-      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-      int id = ids[static_cast<size_t>(i)];
-      if (id < 0) {
-        empty_status(st);
-        continue;
-      }
-      retire(&reqs[i]);
-      if (finish(id, st) != MPI_SUCCESS) truncated = true;
-    }
-    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+    if (all) finish_all(n, reqs, ids, statuses, [](int) {});
   });
 }
 
@@ -399,19 +423,7 @@ XSIM_API int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[
       *outcount = MPI_UNDEFINED;
       return;
     }
-    int out = 0;
-    bool truncated = false;
-    for (int i = 0; i < n; ++i) {
-      int id = ids[static_cast<size_t>(i)];
-      if (id < 0 || !E().request(id).complete) continue;
-      indices[out] = i;
-      MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[out];
-      retire(&reqs[i]);
-      if (finish(id, st) != MPI_SUCCESS) truncated = true;
-      ++out;
-    }
-    *outcount = out;
-    if (truncated) fail(MPI_ERR_IN_STATUS, "a message was truncated (see the statuses)");
+    finish_some(n, reqs, ids, outcount, indices, statuses, [](const Request& q) { return q.complete; });
   });
 }
 
@@ -455,33 +467,23 @@ XSIM_API int MPI_Test_cancelled(const MPI_Status* status, int* flag) { return PM
 
 XSIM_API int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   return guarded("MPI_Probe", comm, [&] {
-    Comm& c = check_comm(comm);
-    check_recv_tag(tag);
-    check_peer(c, source, true);
-    if (source == MPI_PROC_NULL) {
-      empty_status(status);
-      if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
-      return;
-    }
+    Comm* c = check_probe(comm, source, tag, status);
+    if (!c) return;
     Message* m = E().probe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
-                           c.p2p_ctx(), true, BlockInfo{"MPI_Probe", source, tag, comm});
+                           c->p2p_ctx(), true, BlockInfo{"MPI_Probe", source, tag, comm});
     fill_status_from_message(status, *m);
   });
 }
 
 XSIM_API int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   return guarded("MPI_Iprobe", comm, [&] {
-    Comm& c = check_comm(comm);
-    check_recv_tag(tag);
-    check_peer(c, source, true);
-    if (source == MPI_PROC_NULL) {
+    Comm* c = check_probe(comm, source, tag, status);
+    if (!c) {
       *flag = 1;
-      empty_status(status);
-      if (status != MPI_STATUS_IGNORE) status->MPI_SOURCE = MPI_PROC_NULL;
       return;
     }
     Message* m = E().iprobe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
-                            c.p2p_ctx());
+                            c->p2p_ctx());
     *flag = m ? 1 : 0;
     if (m) fill_status_from_message(status, *m);
   });
@@ -533,17 +535,13 @@ int persistent_init(const char* name, uint8_t mode, void* buf, int count, MPI_Da
   return guarded(name, comm, [&] {
     Comm* c;
     if (mode == kPersistentRecv)
-      check_recv(comm, buf, count, type, peer, tag, c);
+      check_p2p<kRecv>(comm, buf, count, type, peer, tag, c);
     else
-      check_send(comm, buf, count, type, peer, tag, c);
+      check_p2p<kSend>(comm, buf, count, type, peer, tag, c);
     int id = E().new_request(Request::Kind::Persistent);
     Request& q = E().request(id);
     q.mode = mode;
-    q.buf = buf;
-    q.count = count;
-    q.type = type;
-    q.source = peer;
-    q.tag = tag;
+    q.set_args(buf, count, type, peer, tag);
     q.comm = comm;
     q.complete = true;  // inactive
     *req = to_handle(id);
@@ -648,24 +646,16 @@ int from_message(MPI_Message m) {
   return static_cast<int>(u);
 }
 
-void proc_null_status(MPI_Status* st) {
-  empty_status(st);
-  if (st != MPI_STATUS_IGNORE) st->MPI_SOURCE = MPI_PROC_NULL;
-}
-
 // Mprobe and Improbe: returns false when nonblocking and nothing matches.
 bool matched_probe(const char* name, int source, int tag, MPI_Comm comm, bool blocking, MPI_Message* msg,
                    MPI_Status* status) {
-  Comm& c = check_comm(comm);
-  check_recv_tag(tag);
-  check_peer(c, source, true);
-  if (source == MPI_PROC_NULL) {
+  Comm* c = check_probe(comm, source, tag, status);
+  if (!c) {
     *msg = MPI_MESSAGE_NO_PROC;
-    proc_null_status(status);
     return true;
   }
   int id = E().mprobe(source == MPI_ANY_SOURCE ? kAnySource : source, tag == MPI_ANY_TAG ? kAnyTag : tag,
-                      c.p2p_ctx(), blocking, BlockInfo{name, source, tag, comm});
+                      c->p2p_ctx(), blocking, BlockInfo{name, source, tag, comm});
   if (!blocking) E().charge_poll();
   if (id < 0) return false;
   *msg = to_message(id);

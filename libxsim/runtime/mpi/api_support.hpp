@@ -88,6 +88,9 @@ inline Comm& check_comm(MPI_Comm c) {
 inline void check_count(int count) {
   if (count < 0) [[unlikely]] check_count_failed(count);
 }
+inline void check_counts(const int* counts, size_t n) {  // an array of n counts
+  for (size_t i = 0; i < n; ++i) check_count(counts[i]);
+}
 inline void check_type(MPI_Datatype t) {
   if (t == MPI_DATATYPE_NULL) [[unlikely]] check_type_failed();
 }

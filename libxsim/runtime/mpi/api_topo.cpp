@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api_ext.hpp"
 #include "api_support.hpp"
 #include "coll/collectives.hpp"
 #include "coll/neighbor.hpp"
@@ -25,12 +26,6 @@ using coll::Topology;
 namespace {
 
 std::string str(int64_t v) { return std::to_string(v); }
-
-void agree_on_context(Comm& parent, const char* call) {
-  SimTransport t(parent, call);
-  int v = 0, out = 0;
-  coll::allreduce(t, &v, &out, 1, MPI_INT, MPI_MAX);
-}
 
 // The communicator of the first `n` ranks of `parent`, created as a new context (nullptr for the others).
 // Every rank of `parent` must call it: the agreement and the context sequence are collective.
@@ -51,6 +46,18 @@ Comm& check_intracomm(MPI_Comm h) {
   Comm& c = check_comm(h);
   if (c.is_inter)
     fail(MPI_ERR_COMM, describe_comm(h) + " is an intercommunicator; process topologies need an intracommunicator");
+  return c;
+}
+
+// The parent of MPI_Graph_create or MPI_Graph_map, checked with the graph (nnodes, indx, edges) that is to
+// be laid over its first ranks.
+Comm& check_graph_parent(MPI_Comm h, int nnodes, const int* indx, const int* edges) {
+  Comm& c = check_intracomm(h);
+  std::string bad = coll::check_graph(nnodes, indx, edges);
+  if (!bad.empty()) fail(MPI_ERR_ARG, bad);
+  if (nnodes > c.size)
+    fail(MPI_ERR_ARG, "the graph has " + str(nnodes) + " nodes, more than the " + str(c.size) + " ranks of " +
+                          describe_comm(h));
   return c;
 }
 
@@ -203,16 +210,9 @@ XSIM_API int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newc
     const int color = g.sub_color(me, remain_dims);
     // The cost of MPICH's implementation, an MPI_Comm_split(color, key = rank).
     SimTransport t(c, "MPI_Cart_sub");
-    int mine[2] = {color, me};
-    std::vector<int> all(static_cast<size_t>(c.size) * 2);
-    coll::allgather(t, mine, 2, MPI_INT, all.data(), 2, MPI_INT);
+    const std::vector<int> all = exchange_color_key(t, color, me);
     const uint64_t id = comm_next_id(c, 0xc5);
-    std::vector<int32_t> members;
-    for (int i = 0; i < c.size; ++i)
-      if (all[static_cast<size_t>(i) * 2] == color) members.push_back(c.world_of(i));
-    uint64_t cid = id ^ (static_cast<uint64_t>(static_cast<uint32_t>(color)) * 0x9e3779b97f4a7c15ull);
-    cid = (cid & ~(3ull << 62)) | 2;
-    Comm* n = comm_join(cid, std::move(members));
+    Comm* n = comm_join(split_id(id, color), of_color(members_of(c), all, color));
     if (!n->topo) {
       n->topo = std::make_shared<Topology>();
       n->topo->kind = MPI_CART;
@@ -243,12 +243,7 @@ XSIM_API int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], c
                               MPI_Comm* comm_graph) {
   (void)reorder;
   return guarded("MPI_Graph_create", comm_old, [&] {
-    Comm& parent = check_intracomm(comm_old);
-    std::string bad = coll::check_graph(nnodes, indx, edges);
-    if (!bad.empty()) fail(MPI_ERR_ARG, bad);
-    if (nnodes > parent.size)
-      fail(MPI_ERR_ARG, "the graph has " + str(nnodes) + " nodes, more than the " + str(parent.size) + " ranks of " +
-                            describe_comm(comm_old));
+    Comm& parent = check_graph_parent(comm_old, nnodes, indx, edges);
     if (nnodes == 0) {  // every rank gets MPI_COMM_NULL (nnodes is the same everywhere)
       *comm_graph = MPI_COMM_NULL;
       return;
@@ -311,12 +306,7 @@ XSIM_API int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int 
 
 XSIM_API int MPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int* newrank) {
   return guarded("MPI_Graph_map", comm, [&] {
-    Comm& c = check_intracomm(comm);
-    std::string bad = coll::check_graph(nnodes, indx, edges);
-    if (!bad.empty()) fail(MPI_ERR_ARG, bad);
-    if (nnodes > c.size)
-      fail(MPI_ERR_ARG, "the graph has " + str(nnodes) + " nodes, more than the " + str(c.size) + " ranks of " +
-                            describe_comm(comm));
+    Comm& c = check_graph_parent(comm, nnodes, indx, edges);
     const int me = my_rank_in(c);
     *newrank = me < nnodes ? me : MPI_UNDEFINED;
   });
@@ -460,63 +450,53 @@ XSIM_API int MPI_Topo_test(MPI_Comm comm, int* status) {
 
 namespace {
 
-void check_counts(const int* counts, size_t n) {
-  for (size_t i = 0; i < n; ++i) check_count(counts[i]);
-}
-
-void check_not_in_place(const void* sbuf, const void* rbuf) {
-  if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
-    fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a neighbourhood collective");
-}
-
 void check_types(const MPI_Datatype* types, size_t n) {
   for (size_t i = 0; i < n; ++i) check_type(types[i]);
 }
 
-// Runs a neighbourhood collective on `comm`'s topology: `check(nb)` validates the arguments in the call;
-// `algo(t, nb)` (which holds only copies of the arguments) runs at once on the calling rank (req == nullptr),
-// or starts as a nonblocking collective whose request goes to *req. Native errors become the call's errors.
+// Runs a neighbourhood collective on `comm`'s topology: `check(nb)` validates the arguments in the call
+// (after the buffers: MPI_IN_PLACE is not allowed); `algo(t, nb)` (which holds only copies of the
+// arguments) runs at once on the calling rank (req == nullptr), or starts as a nonblocking collective whose
+// request goes to *req. Errors the native MPI finds are the call's own (guarded).
 template <class Check, class Algo>
-int neighbor_collective(const char* name, MPI_Comm comm, MPI_Request* req, Check check, Algo algo) {
+int neighbor_collective(const char* name, MPI_Comm comm, MPI_Request* req, const void* sbuf, const void* rbuf,
+                        Check check, Algo algo) {
   return guarded(name, comm, [&] {
     Comm& c = check_comm(comm);
     coll::Neighborhood nb = topology_of(c, MPI_UNDEFINED, name).neighborhood(my_rank_in(c));
+    if (sbuf == MPI_IN_PLACE || rbuf == MPI_IN_PLACE)
+      fail(MPI_ERR_BUFFER, "MPI_IN_PLACE is not allowed in a neighbourhood collective");
     check(nb);
     if (req) {
       *req = start_nbc(c, name, [nb = std::move(nb), algo](coll::Transport& t) { algo(t, nb); });
       return;
     }
     SimTransport t(c, name);
-    try {
-      algo(t, nb);
-    } catch (const native::MpiError& e) {
-      fail(e.code, e.what());
-    }
+    algo(t, nb);
   });
 }
 
-int neighbor_allgather(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+// Neighbor allgather and alltoall: one count and datatype each way, the same for every neighbour.
+using UniformAlgo = void (*)(coll::Transport&, const coll::Neighborhood&, const void*, int, MPI_Datatype, void*,
+                             int, MPI_Datatype);
+int neighbor_uniform(const char* name, UniformAlgo algo, const void* sbuf, int scount, MPI_Datatype stype,
+                     void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return neighbor_collective(
-      name, comm, req,
+      name, comm, req, sbuf, rbuf,
       [&](const coll::Neighborhood&) {
-        check_not_in_place(sbuf, rbuf);
         check_count(scount);
         check_count(rcount);
         check_type(stype);
         check_type(rtype);
       },
-      [=](coll::Transport& t, const coll::Neighborhood& nb) {
-        coll::neighbor_allgather(t, nb, sbuf, scount, stype, rbuf, rcount, rtype);
-      });
+      [=](coll::Transport& t, const coll::Neighborhood& nb) { algo(t, nb, sbuf, scount, stype, rbuf, rcount, rtype); });
 }
 
 int neighbor_allgatherv(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                         const int* rcounts, const int* displs, MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
   return neighbor_collective(
-      name, comm, req,
+      name, comm, req, sbuf, rbuf,
       [&](const coll::Neighborhood& nb) {
-        check_not_in_place(sbuf, rbuf);
         check_count(scount);
         check_counts(rcounts, nb.sources.size());
         check_type(stype);
@@ -527,29 +507,12 @@ int neighbor_allgatherv(const char* name, const void* sbuf, int scount, MPI_Data
       });
 }
 
-int neighbor_alltoall(const char* name, const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  return neighbor_collective(
-      name, comm, req,
-      [&](const coll::Neighborhood&) {
-        check_not_in_place(sbuf, rbuf);
-        check_count(scount);
-        check_count(rcount);
-        check_type(stype);
-        check_type(rtype);
-      },
-      [=](coll::Transport& t, const coll::Neighborhood& nb) {
-        coll::neighbor_alltoall(t, nb, sbuf, scount, stype, rbuf, rcount, rtype);
-      });
-}
-
 int neighbor_alltoallv(const char* name, const void* sbuf, const int* scounts, const int* sdispls, MPI_Datatype stype,
                        void* rbuf, const int* rcounts, const int* rdispls, MPI_Datatype rtype, MPI_Comm comm,
                        MPI_Request* req) {
   return neighbor_collective(
-      name, comm, req,
+      name, comm, req, sbuf, rbuf,
       [&](const coll::Neighborhood& nb) {
-        check_not_in_place(sbuf, rbuf);
         check_counts(scounts, nb.destinations.size());
         check_counts(rcounts, nb.sources.size());
         check_type(stype);
@@ -564,9 +527,8 @@ int neighbor_alltoallw(const char* name, const void* sbuf, const int* scounts, c
                        const MPI_Datatype* stypes, void* rbuf, const int* rcounts, const MPI_Aint* rdispls,
                        const MPI_Datatype* rtypes, MPI_Comm comm, MPI_Request* req) {
   return neighbor_collective(
-      name, comm, req,
+      name, comm, req, sbuf, rbuf,
       [&](const coll::Neighborhood& nb) {
-        check_not_in_place(sbuf, rbuf);
         check_counts(scounts, nb.destinations.size());
         check_counts(rcounts, nb.sources.size());
         check_types(stypes, nb.destinations.size());
@@ -581,7 +543,8 @@ int neighbor_alltoallw(const char* name, const void* sbuf, const int* scounts, c
 
 XSIM_API int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                     MPI_Datatype rtype, MPI_Comm comm) {
-  return neighbor_allgather("MPI_Neighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return neighbor_uniform("MPI_Neighbor_allgather", coll::neighbor_allgather, sbuf, scount, stype, rbuf, rcount, rtype,
+                          comm, nullptr);
 }
 
 XSIM_API int MPI_Neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
@@ -592,7 +555,8 @@ XSIM_API int MPI_Neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype 
 
 XSIM_API int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                    MPI_Datatype rtype, MPI_Comm comm) {
-  return neighbor_alltoall("MPI_Neighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return neighbor_uniform("MPI_Neighbor_alltoall", coll::neighbor_alltoall, sbuf, scount, stype, rbuf, rcount, rtype,
+                          comm, nullptr);
 }
 
 XSIM_API int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
@@ -611,7 +575,8 @@ XSIM_API int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[], const
 
 XSIM_API int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  return neighbor_allgather("MPI_Ineighbor_allgather", sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return neighbor_uniform("MPI_Ineighbor_allgather", coll::neighbor_allgather, sbuf, scount, stype, rbuf, rcount, rtype,
+                          comm, req);
 }
 
 XSIM_API int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
@@ -622,7 +587,8 @@ XSIM_API int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype
 
 XSIM_API int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                                     MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
-  return neighbor_alltoall("MPI_Ineighbor_alltoall", sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+  return neighbor_uniform("MPI_Ineighbor_alltoall", coll::neighbor_alltoall, sbuf, scount, stype, rbuf, rcount, rtype,
+                          comm, req);
 }
 
 XSIM_API int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,

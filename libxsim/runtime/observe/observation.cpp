@@ -32,12 +32,6 @@
 namespace xsim {
 
 namespace {
-double host_now() {
-  timespec ts;
-  host_clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 // "dir/name" -> ("dir", "name"); a trailing ".otf2" or ".json" is not part of the name.
 std::pair<std::string, std::string> split_trace_path(std::string base) {
   for (const char* ext : {".otf2", ".json"}) {

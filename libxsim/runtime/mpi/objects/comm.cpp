@@ -23,14 +23,20 @@ std::vector<std::unique_ptr<Group>> g_groups;
 std::vector<uint32_t> g_free_groups;
 Group g_empty_group;
 
-uint64_t mix(uint64_t x) {  // splitmix64 finaliser
+}  // namespace
+
+uint64_t context_mix(uint64_t x) {  // splitmix64 finaliser
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
 
-}  // namespace
+std::vector<int32_t> members_of(const Comm& c) {
+  std::vector<int32_t> m(static_cast<size_t>(c.size));
+  for (int i = 0; i < c.size; ++i) m[static_cast<size_t>(i)] = c.world_of(i);
+  return m;
+}
 
 RankExtra& rank_extra() {
   Rank& r = g_engine->current();
@@ -68,7 +74,7 @@ Comm* comm_lookup(MPI_Comm h) {
     if (!x.self) {
       x.self = new Comm();
       int32_t me = g_engine->current().world;
-      x.self->id = mix(0x5e1f0000ull ^ static_cast<uint64_t>(me)) | (1ull << 62);
+      x.self->id = context_mix(0x5e1f0000ull ^ static_cast<uint64_t>(me)) | (1ull << 62);
       x.self->handle = MPI_COMM_SELF;
       x.self->size = 1;
       x.self->members = {me};
@@ -95,8 +101,7 @@ uint64_t comm_next_id(uint64_t parent_key, uint64_t salt) {
   } else {
     seq = it->second++;
   }
-  uint64_t id = mix(parent_key ^ mix((static_cast<uint64_t>(seq) << 32) ^ salt));
-  return (id & ~(3ull << 62)) | 2;  // never collides with the world (1) or self ids
+  return as_context_id(context_mix(parent_key ^ context_mix((static_cast<uint64_t>(seq) << 32) ^ salt)));
 }
 
 Comm* comm_join(uint64_t id, std::vector<int32_t> members) {

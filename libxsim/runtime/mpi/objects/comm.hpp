@@ -90,6 +90,12 @@ Comm* comm_join(uint64_t id, std::vector<int32_t> members);
 void comm_release(Comm* c);
 // Next context id for a communicator created from `parent` by the current rank (same on every member).
 uint64_t comm_next_id(const Comm& parent, uint64_t salt);
+// Context ids are derived, never negotiated: values are mixed with splitmix64's finaliser, and an id
+// has the form as_context_id gives (never the world's, 1, nor a rank's MPI_COMM_SELF's).
+uint64_t context_mix(uint64_t x);
+inline uint64_t as_context_id(uint64_t x) { return (x & ~(3ull << 62)) | 2; }
+// The world ranks of `c`'s members (of an intercommunicator: of its local group), in rank order.
+std::vector<int32_t> members_of(const Comm& c);
 // The same, for a creation keyed by `parent_key` instead of a communicator's id (intercommunicators,
 // MPI_Comm_create_group): the sequence counts creations per key.
 uint64_t comm_next_id(uint64_t parent_key, uint64_t salt);

@@ -1,18 +1,24 @@
-// SimTransport: the collective algorithms' Transport over virtual messages on a communicator's
-// collective context. Layer: libxsim/runtime/mpi/objects (xsim_mpi). Lives for one collective call on the calling rank's fiber.
+// SimTransport and PeerTransport: the collective algorithms' Transport over virtual messages on a
+// communicator's collective context. Layer: libxsim/runtime/mpi/objects (xsim_mpi). Lives for one collective
+// call on the calling rank's fiber.
+//  - SimTransport(c): the members of `c` (an intracommunicator, or an intercommunicator's hidden `local`).
+//  - PeerTransport(c): the peers of `c`: the remote group of an intercommunicator (api_inter.cpp, and the
+//    steps of the intercommunicator collectives that cross between the groups); on an intracommunicator the
+//    same as SimTransport.
 #pragma once
 #include "api_support.hpp"
 #include "coll/transport.hpp"
 
 namespace xsim {
 
-class SimTransport final : public coll::Transport {
+template <bool kPeers>
+class CommTransport final : public coll::Transport {
  public:
-  SimTransport(Comm& c, const char* call) : c_(c), me_(my_rank_in(c)), call_(call) {}
+  CommTransport(Comm& c, const char* call) : c_(c), me_(my_rank_in(c)), call_(call) {}
   int rank() const override { return me_; }
-  int size() const override { return c_.size; }
+  int size() const override { return kPeers ? c_.peer_size() : c_.size; }
   int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag) override {
-    g_engine->send(buf, count, type, c_.world_of(dest), tag, c_.coll_ctx(), me_, -1);
+    g_engine->send(buf, count, type, kPeers ? c_.peer_world(dest) : c_.world_of(dest), tag, c_.coll_ctx(), me_, -1);
     return g_engine->new_send_request(true);
   }
   int irecv(void* buf, int count, MPI_Datatype type, int source, int tag) override {
@@ -34,5 +40,7 @@ class SimTransport final : public coll::Transport {
   int me_;
   const char* call_;
 };
+using SimTransport = CommTransport<false>;
+using PeerTransport = CommTransport<true>;
 
 }  // namespace xsim
