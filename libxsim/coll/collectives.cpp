@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "coll/blocks.hpp"
+#include "coll/tags.hpp"
 #include "coll/pof2.hpp"
 #include "native/datatype.hpp"
 
@@ -27,26 +28,6 @@ namespace {
 using native::copy;
 using native::reduce_local;
 
-// One tag per collective kind (nested calls, such as the reduce inside a non-commutative
-// reduce_scatter, use their own kind's tag: calls on a transport are ordered, so this is unambiguous).
-enum Tag : int {
-  kTagBarrier = 1,
-  kTagBcast,
-  kTagReduce,
-  kTagAllreduce,
-  kTagGather,
-  kTagGatherv,
-  kTagScatter,
-  kTagScatterv,
-  kTagAllgather,
-  kTagAllgatherv,
-  kTagAlltoall,
-  kTagAlltoallv,
-  kTagReduceScatter,
-  kTagScan,
-  kTagExscan,
-  kTagAlltoallw,
-};
 
 // MPICH's default thresholds (the MPIR_CVAR_* defaults of MPICH 4.0), in bytes.
 constexpr uint64_t kBcastShortMsg = 12288;
@@ -597,38 +578,6 @@ void reduce_scatter_impl(Transport& t, const void* sbuf, void* rbuf, const int* 
   }
 }
 
-// Scan (inclusive) and exscan by recursive doubling. `partial` is the reduction over the aligned group of
-// ranks (of size mask) that contains r, starting from this rank's data `mine`; `rbuf` accumulates the part
-// of it below r, and at r itself when inclusive (then it already holds `mine`). Exclusive: rank 0's receive
-// buffer is never written (its result is undefined).
-void prefix_doubling(Transport& t, const void* mine, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
-                     bool inclusive, int tag) {
-  const int p = t.size(), r = t.rank();
-  const bool commutative = native::op_is_commutative(op);
-  native::TypedBuffer partial(count, type), tmp(count, type);
-  copy(mine, count, type, partial.get(), count, type);
-  bool have_result = inclusive;
-  for (int mask = 1; mask < p; mask <<= 1) {
-    const int peer = r ^ mask;
-    if (peer >= p) continue;
-    t.sendrecv(partial.get(), count, type, peer, tag, tmp.get(), count, type, peer, tag);
-    if (peer < r) {
-      reduce_local(tmp.get(), partial.get(), count, type, op);
-      if (have_result) {
-        reduce_local(tmp.get(), rbuf, count, type, op);
-      } else {
-        copy(tmp.get(), count, type, rbuf, count, type);
-        have_result = true;
-      }
-    } else if (commutative) {
-      reduce_local(tmp.get(), partial.get(), count, type, op);
-    } else {
-      reduce_local(partial.get(), tmp.get(), count, type, op);
-      copy(tmp.get(), count, type, partial.get(), count, type);
-    }
-  }
-}
-
 }  // namespace
 
 // ===================================================================================================
@@ -888,20 +837,6 @@ void reduce_scatter(Transport& t, const void* sbuf, void* rbuf, const int* rcoun
 void reduce_scatter_block(Transport& t, const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op) {
   const std::vector<int> rcounts(t.size(), rcount);
   reduce_scatter_impl(t, sbuf, rbuf, rcounts.data(), type, op, kTagReduceScatter);
-}
-
-void scan(Transport& t, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op) {
-  const int p = t.size();
-  if (count == 0) return;
-  if (!in_place(sbuf)) copy(sbuf, count, type, rbuf, count, type);
-  if (p == 1) return;
-  prefix_doubling(t, rbuf, rbuf, count, type, op, true, kTagScan);
-}
-
-void exscan(Transport& t, const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op) {
-  const int p = t.size();
-  if (count == 0 || p == 1) return;
-  prefix_doubling(t, in_place(sbuf) ? rbuf : sbuf, rbuf, count, type, op, false, kTagExscan);
 }
 
 }  // namespace xsim::coll
