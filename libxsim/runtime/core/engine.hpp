@@ -205,7 +205,10 @@ struct alignas(64) Rank {
   RankStats stats;
   BlockInfo block;
   int exit_code = 0;
-  uint32_t still_clock_reads = 0;     // clock reads in a row with the clock standing still (read_clock)
+  // clock reads in a row with the clock standing still (read_clock): through MPI_Wtime, and through libc's
+  // gettimeofday/clock_gettime (which libraries and the sanitizers' runtime read too)
+  uint32_t still_wtime_reads : 10 = 0;
+  uint32_t still_libc_reads : 22 = 0;
   SimTime finish_time;
   RankExtra* extra = nullptr;
   [[no_unique_address]] FiberStack stack;  // the rank's own stack as ASan sees it (empty without ASan)
@@ -295,12 +298,16 @@ class Engine {
   void charge_compute(SimTime t);   // explicit charge (xsim_compute)
   // [rank] The rank's virtual clock, as the application's clock reads (MPI_Wtime, and gettimeofday and
   // clock_gettime when virtual) return it; an MPI call of its own (the compute time is charged first).
-  // A rank that reads the clock kClockPollReads times in a row while it stands still (no computation, no
-  // MPI call that moves it: the processor model none) is taken to be waiting for it to advance, which it
-  // never would: from then on each such read advances it by the poll cost, as MPI_Test does, and the
-  // native process says so once on stderr. Counted per rank, so the same on any number of processes.
-  SimTime read_clock();
+  // A rank that reads the clock kClockPollReads times in a row through MPI_Wtime (`libc` false), or
+  // kLibcClockPollReads times through libc's clocks (`libc` true: code other than the application's loop
+  // reads those too, the native MPI's libraries and the sanitizers' runtime), while it stands still (no
+  // computation, no MPI call that moves it: the processor model none) is taken to be waiting for it to
+  // advance, which it never would: from then on each such read advances it by the poll cost, as MPI_Test
+  // does, and the native process says so once on stderr. Counted per rank, so the same on any number of
+  // processes.
+  SimTime read_clock(bool libc = false);
   static constexpr uint32_t kClockPollReads = 256;
+  static constexpr uint32_t kLibcClockPollReads = 1u << 20;
   // Yields until this rank is the earliest runnable rank of the process and inside the current window,
   // so that decisions depending on other ranks are final.
   void yield_if_ahead();

@@ -322,23 +322,25 @@ void Engine::charge_host_time(Rank& r) {
 
 void Engine::charge_compute(SimTime t) {
   Rank& r = *current_;
-  r.still_clock_reads = 0;  // the clock moves, though the MPI entry clock below hides it from read_clock
+  r.still_wtime_reads = r.still_libc_reads = 0;  // the clock moves, though the MPI entry clock hides it
   r.clock += t;
   r.stats.compute += t;
   r.mpi_entry_clock += t;  // not MPI time
   clock_moved();
 }
 
-SimTime Engine::read_clock() {
+SimTime Engine::read_clock(bool libc) {
   Rank& r = *current_;
   if (r.mpi_depth > 0) return r.clock;  // from inside an MPI call (a callback): not the application's loop
   const SimTime before = r.clock;
   const bool still = before == r.mpi_entry_clock;  // the rank's last MPI call did not move the clock
   mpi_enter();  // charges the compute time since then
   if (!still || r.clock != before) {
-    r.still_clock_reads = 0;
-  } else if (r.still_clock_reads < kClockPollReads) {
-    ++r.still_clock_reads;
+    r.still_wtime_reads = r.still_libc_reads = 0;
+  } else if (!libc && r.still_wtime_reads < kClockPollReads) {
+    ++r.still_wtime_reads;
+  } else if (libc && r.still_libc_reads < kLibcClockPollReads) {
+    ++r.still_libc_reads;
   } else {
     if (!clock_poll_noted_) {
       clock_poll_noted_ = true;
@@ -348,7 +350,8 @@ SimTime Engine::read_clock() {
                    "clock to advance it would never finish, so from now on each such read advances its clock "
                    "by the poll cost (%s, -xsim-poll-cost), as MPI_Test does. Use the processor model scaled "
                    "or xsim_compute() for timings of computation.\n",
-                   r.world, kClockPollReads, r.clock.seconds(), format_time(poll_step()).c_str());
+                   r.world, libc ? kLibcClockPollReads : kClockPollReads, r.clock.seconds(),
+                   format_time(poll_step()).c_str());
     }
     const SimTime step = poll_step();
     r.clock += step;

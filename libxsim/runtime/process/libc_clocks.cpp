@@ -54,7 +54,7 @@ bool app_read() { return app_code_running() && g_clocks_on; }
 // The rank's virtual time, in ns, after Engine::read_clock's charges; ends the run on overflow.
 int64_t virtual_ns(const char* call) {
   try {
-    return g_engine->read_clock().ps() / 1000;
+    return g_engine->read_clock(true).ps() / 1000;
   } catch (const std::exception& err) {
     internal_failure(call, err.what());
   }

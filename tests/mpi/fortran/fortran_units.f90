@@ -85,6 +85,7 @@ program fortran_units
       end if
     end do
   end if
+  deallocate (verdicts)
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
 
   ! 2. CLOSE(6) by every rank, in turn
