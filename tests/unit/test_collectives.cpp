@@ -15,6 +15,7 @@
 #include "coll/collectives.hpp"
 #include "coll/transport.hpp"
 #include "native/datatype.hpp"
+#include "shared_types.hpp"
 #include "thread_transport.hpp"
 
 namespace {
@@ -22,45 +23,6 @@ namespace {
 using xsim::coll::Transport;
 namespace coll = xsim::coll;
 namespace native = xsim::native;
-
-// ---------------------------------------------------------------------------------------------------
-// Global MPI state: init/finalize and the types and ops the tests share.
-
-MPI_Datatype g_mat = MPI_DATATYPE_NULL;     // a 2x2 int matrix: contiguous(4, MPI_INT)
-MPI_Datatype g_vec = MPI_DATATYPE_NULL;     // vector(3, 2, 4, MPI_INT): 6 ints over an extent of 10
-MPI_Op g_matmul = MPI_OP_NULL;              // non-commutative: inout = in * inout (mod kMod)
-constexpr int kMod = 997;
-
-void mat_mul(const int* a, const int* b, int* c) {  // c = a * b (mod kMod); c may alias b
-  int r[4] = {(a[0] * b[0] + a[1] * b[2]) % kMod, (a[0] * b[1] + a[1] * b[3]) % kMod,
-              (a[2] * b[0] + a[3] * b[2]) % kMod, (a[2] * b[1] + a[3] * b[3]) % kMod};
-  std::memcpy(c, r, sizeof r);
-}
-
-void matmul_fn(void* in, void* inout, int* len, MPI_Datatype*) {
-  const int* a = static_cast<const int*>(in);
-  int* b = static_cast<int*>(inout);
-  for (int i = 0; i < *len; ++i) mat_mul(a + 4 * i, b + 4 * i, b + 4 * i);
-}
-
-class MpiEnvironment : public xsim_test::MpiTestEnvironment {
- public:
-  void SetUp() override {
-    MpiTestEnvironment::SetUp();
-    MPI_Type_contiguous(4, MPI_INT, &g_mat);
-    MPI_Type_commit(&g_mat);
-    MPI_Type_vector(3, 2, 4, MPI_INT, &g_vec);
-    MPI_Type_commit(&g_vec);
-    MPI_Op_create(matmul_fn, 0, &g_matmul);
-  }
-  void TearDown() override {
-    MPI_Op_free(&g_matmul);
-    MPI_Type_free(&g_vec);
-    MPI_Type_free(&g_mat);
-    MpiTestEnvironment::TearDown();
-  }
-};
-[[maybe_unused]] ::testing::Environment* const g_env = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 using xsim_test::run_ranks;  // p ranks on threads over a mailbox Transport (thread_transport.hpp)
 

@@ -1,7 +1,7 @@
 // Unit tests for libxsim/native's datatype helpers: contiguity, sizes and extents, pack/unpack/copy with a
 // partial last element, commutativity of operations, and the caches' thread safety (the first pack of a new
 // derived type, the named-type cache) from several threads at once. MPI is initialized once (singleton
-// init, no mpirun) by a global test environment (support/thread_transport.hpp).
+// init, no mpirun) by a global test environment (support/shared_types.hpp).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -13,37 +13,12 @@
 #include <vector>
 
 #include "native/datatype.hpp"
+#include "shared_types.hpp"
 #include "thread_transport.hpp"
 
 namespace {
 
 namespace native = xsim::native;
-
-MPI_Datatype g_mat = MPI_DATATYPE_NULL;  // a 2x2 int matrix: contiguous(4, MPI_INT)
-MPI_Datatype g_vec = MPI_DATATYPE_NULL;  // vector(3, 2, 4, MPI_INT): 6 ints over an extent of 10
-MPI_Op g_matmul = MPI_OP_NULL;           // declared non-commutative
-
-void no_op(void*, void*, int*, MPI_Datatype*) {}
-
-class MpiEnvironment : public xsim_test::MpiTestEnvironment {
- public:
-  void SetUp() override {
-    MpiTestEnvironment::SetUp();
-    MPI_Type_contiguous(4, MPI_INT, &g_mat);
-    MPI_Type_commit(&g_mat);
-    MPI_Type_vector(3, 2, 4, MPI_INT, &g_vec);
-    MPI_Type_commit(&g_vec);
-    MPI_Op_create(no_op, 0, &g_matmul);
-  }
-  void TearDown() override {
-    MPI_Op_free(&g_matmul);
-    MPI_Type_free(&g_vec);
-    MPI_Type_free(&g_mat);
-    MpiTestEnvironment::TearDown();
-  }
-};
-[[maybe_unused]] ::testing::Environment* const g_env = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
-
 
 TEST(coll_native, ContiguityAndExtents) {
   EXPECT_TRUE(native::type_is_contiguous(MPI_INT));
