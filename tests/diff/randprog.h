@@ -110,3 +110,101 @@ void op_last_fn(void *in, void *inout, int *len, MPI_Datatype *dt);
 void gen_values(void *buf, int dt, int vals, int count, int nranks, uint64_t seed);
 void hash_values(uint64_t *h, const void *buf, int dt, int count);
 size_t base_size(int base);
+
+/* ---------------------------------------------------------------------------------------------------
+ * The program state. Every rank holds the same generator state; slots describe communicators globally
+ * (members in rank order) and hold this rank's handle. */
+typedef struct {
+  int live, size, members[MAXR];
+  MPI_Comm comm;  /* MPI_COMM_NULL where this rank is not a member */
+  int me;         /* this rank's rank in it, or -1 */
+  int pending;    /* nonblocking collectives in flight on it */
+} Slot;
+
+enum { C_BARRIER, C_BCAST, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV, C_ALLGATHER, C_ALLGATHERV,
+       C_ALLTOALL, C_ALLTOALLV, C_ALLTOALLW, C_REDUCE, C_ALLREDUCE, C_REDUCE_SCATTER,
+       C_REDUCE_SCATTER_BLOCK, C_SCAN, C_EXSCAN, NCOLL };
+__attribute__((unused)) static const char *const coll_name[NCOLL] = {"barrier", "bcast", "gather", "gatherv", "scatter", "scatterv",
+  "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce",
+  "reduce_scatter", "reduce_scatter_block", "scan", "exscan"};
+
+/* One collective, as this rank sees it (its own layouts; counts and displacements it needs). */
+typedef struct {
+  int kind, nb, slot, root, inplace, base, u, red, count;
+  uint64_t data;
+  Layout sl, rl;                  /* this rank's send and receive layouts (units for the v forms) */
+  int sc[MAXR], sd[MAXR], rc[MAXR], rd[MAXR]; /* v forms: counts and displacements in units */
+  Layout wsl[MAXW], wrl[MAXW];    /* alltoallw: one layout per peer */
+  int wsd[MAXW], wrd[MAXW];       /* alltoallw: byte displacements */
+} Coll;
+
+/* A collective being executed: its buffers, and the request while nonblocking. */
+typedef struct {
+  int live;
+  Coll c;
+  MPI_Request req;
+  Buf s, r;
+  Buf ws[MAXW], wr[MAXW];
+  int wsc[MAXW], wrc[MAXW];
+  MPI_Datatype wst[MAXW], wrt[MAXW];
+} Exec;
+
+enum { S_P2P, S_SHIFT, S_COLL, S_COMPLETE, S_TOPO, S_SPLIT, S_DUP, S_CREATE, S_CREATE_GROUP, S_FREE, NSTEP };
+__attribute__((unused)) static const char *const step_name[NSTEP] = {"p2p", "shift", "collective", "complete", "topology", "split", "dup", "create",
+                                       "create_group", "free"};
+
+/* Send modes and completion methods, by name for --stats. */
+enum { M_SEND, M_SSEND, M_BSEND, M_RSEND, M_ISEND, M_ISSEND, M_IBSEND, M_IRSEND, M_SEND_INIT,
+       M_SSEND_INIT, M_BSEND_INIT, M_RSEND_INIT, NMODE };
+__attribute__((unused)) static const char *const mode_name[NMODE] = {"Send", "Ssend", "Bsend", "Rsend", "Isend", "Issend", "Ibsend",
+  "Irsend", "Send_init", "Ssend_init", "Bsend_init", "Rsend_init"};
+enum { R_RECV, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, R_IRECV_WAIT, R_IRECV_TEST, R_MPROBE_IMRECV,
+       R_IRECV, R_RECV_INIT, NRMETHOD };
+__attribute__((unused)) static const char *const rmethod_name[NRMETHOD] = {"Recv", "Probe+Recv", "Iprobe+Recv", "Mprobe+Mrecv",
+  "Improbe+Mrecv", "Irecv+Wait", "Irecv+Test", "Mprobe+Imrecv", "Irecv(pre-posted)", "Recv_init(pre-posted)"};
+enum { W_WAITALL, W_WAIT, W_WAITANY, W_WAITSOME, W_TESTALL, W_TEST, W_TESTANY, W_TESTSOME, W_GETSTATUS,
+       NWMETHOD };
+__attribute__((unused)) static const char *const wmethod_name[NWMETHOD] = {"Waitall", "Wait", "Waitany", "Waitsome", "Testall", "Test",
+  "Testany", "Testsome", "Request_get_status"};
+
+typedef struct {
+  long steps[NSTEP], coll[NCOLL], coll_nb[NCOLL], inplace, modes[NMODE], rmethods[NRMETHOD],
+       wmethods[NWMETHOD], layouts[NLAYOUT], reds[32], wild_tag, wild_any, anytag, proc_null, cancel,
+       messages, zero_msgs, big_msgs, seeds;
+} Stats;
+
+typedef struct {
+  int wrank, wsize, trace, verbose;
+  uint64_t seed, hash;
+  int step;
+  Rng rng;
+  Types t;
+  Slot slot[MAXSLOT];
+  Exec *pend[MAXPEND]; /* in start order; heap objects: MPI keeps pointers to their count arrays */
+  int npend;
+  Coll coll;  /* the collective being generated */
+  Stats st;
+} Ctx;
+
+static inline uint64_t data_seed(const Ctx *c, int kind, int idx) {
+  return mix64(c->seed * 0x100000001b3ULL ^ mix64((uint64_t)c->step * 1000003 + (uint64_t)idx * 31 + (uint64_t)kind));
+}
+static inline int tag_base(const Ctx *c) { return 1 + (c->step % 1000) * 16; }
+
+static inline void count_layout(Ctx *c, const Layout *L) { c->st.layouts[L->kind]++; }
+
+
+/* randprog_coll.c */
+void gen_coll(Ctx *c, Coll *x, int slot);
+void coll_start(Ctx *c, Exec *e);
+void coll_finish(Ctx *c, Exec *e);
+
+/* randprog_comm.c: communicators and process topologies */
+int free_slot(Ctx *c);
+int random_live_slot(Ctx *c, int min_size);
+void slot_set(Ctx *c, int s, const int *members, int size, MPI_Comm comm, int parent);
+void step_split(Ctx *c, int p);
+void step_dup(Ctx *c, int p);
+void step_create(Ctx *c, int p, int by_group);
+void free_comm(Ctx *c, int s);
+void step_topo(Ctx *c, int p);
