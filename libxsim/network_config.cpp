@@ -167,7 +167,7 @@ int64_t level_endpoints(const NetworkLevel& lv) {
   throw ConfigError("unknown topology \"" + t + "\"");
 }
 
-std::unique_ptr<net::Network> build_level(const NetworkLevel& lv) {
+std::unique_ptr<net::Network> build_level(const NetworkLevel& lv, bool routing_tables) {
   const std::string& t = lv.topology;
   if (level_size_derived(lv)) throw ConfigError(t + " level has no size yet (it is sized from the rank count)");
   int64_t e = level_endpoints(lv);
@@ -182,7 +182,8 @@ std::unique_ptr<net::Network> build_level(const NetworkLevel& lv) {
     if (t == "mesh") return net::make_mesh(dims, lv.latency, lv.bandwidth_bps);
     if (t == "torus") return net::make_torus(dims, wrap, lv.latency, lv.bandwidth_bps);
     std::vector<int> jump = lv.jump.empty() ? std::vector<int>(dims.size(), 1) : lv.jump;
-    return net::make_twisted_torus(dims, wrap, lv.degree, jump, lv.latency, lv.bandwidth_bps);
+    return net::make_twisted_torus(dims, wrap, lv.degree, jump, lv.latency, lv.bandwidth_bps,
+                                   routing_tables ? net::TwistedTorusRouting::automatic : net::TwistedTorusRouting::family);
   }
   if (t == "tree") return net::make_tree(lv.k, static_cast<int>(e), lv.latency, lv.bandwidth_bps);
   if (t == "dragonfly") {
@@ -316,12 +317,12 @@ std::vector<int32_t> parse_placement(std::istream& in, const std::string& name, 
   return out;
 }
 
-BuiltNetwork build_network(const NetworkSpec& spec, int64_t np) {
+BuiltNetwork build_network(const NetworkSpec& spec, int64_t np, bool overheads_in_latency) {
   BuiltNetwork b;
   int64_t total = 0;
   b.resolved = resolve_network(spec, np, &total);
   const NetworkSpec& r = b.resolved;
-  const net::Overheads ovh{r.send_overhead, r.recv_overhead};
+  const net::Overheads ovh = overheads_in_latency ? net::Overheads{r.send_overhead, r.recv_overhead} : net::Overheads{};
   std::vector<std::unique_ptr<net::Network>> levels;
   for (size_t i = 0; i < r.levels.size(); ++i) {
     try {

@@ -41,8 +41,10 @@ size_t grid_dims(const NetworkLevel& lv);
 // Builds the network for `np` virtual ranks (np <= 0: as many ranks as the network has cores; then no level
 // may derive its size from the rank count). Throws ConfigError when a level is invalid, when the network
 // has fewer cores than np (saying what would fit), or when the placement file is unreadable or wrong
-// (file:line).
-BuiltNetwork build_network(const NetworkSpec& spec, int64_t np);
+// (file:line). `overheads_in_latency`: the spec's os and or are added to every message's latency (the
+// analytic model, and xsim-net's one-way times); false: the network leaves them out (the loggp model
+// charges them as CPU time of the ranks instead).
+BuiltNetwork build_network(const NetworkSpec& spec, int64_t np, bool overheads_in_latency = true);
 
 // Reads a placement file (one core index per line for ranks 0..ranks-1; '#' comments and blank lines are
 // skipped) for a network of `cores` cores; `name` stands for the file in messages (name:line). Throws
@@ -60,7 +62,9 @@ int64_t level_endpoints(const NetworkLevel& level);
 bool level_size_derived(const NetworkLevel& level);
 // Builds one level whose size is known, without overheads. Throws std::invalid_argument (the netmodel's
 // checks) or ConfigError.
-std::unique_ptr<net::Network> build_level(const NetworkLevel& level);
+// `routing_tables` false: a twisted torus skips its routing tables (their construction takes about a second
+// per 100,000 endpoints), for checking a level's parameters (the configuration's validation).
+std::unique_ptr<net::Network> build_level(const NetworkLevel& level, bool routing_tables = true);
 
 // The most square factorisation of n into `dims` factors, smallest first: among all factorisations the one
 // with the smallest largest factor, then the smallest sum (e.g. 128, 3 -> 4x4x8; 12, 2 -> 3x4; 7, 2 -> 1x7).

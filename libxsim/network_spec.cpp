@@ -229,7 +229,7 @@ void validate_level(const NetworkLevel& lv, const std::string& where) {
   }
   if (level_size_derived(lv)) return;
   try {
-    (void)build_level(lv);
+    (void)build_level(lv, /*routing_tables=*/false);  // the parameters' checks, not the tables
   } catch (const std::invalid_argument& e) {
     fail(where, e.what());
   } catch (const ConfigError& e) {
@@ -290,7 +290,7 @@ std::string inline_bw(uint64_t b) { return compact(format_bandwidth(b)); }
 
 std::vector<std::string> network_preset_names() {
   return {"none", "ethernet", "multicore-ethernet", "mesh2d", "mesh3d-dualcore", "torus3d-dualcore",
-          "twistedtorus3d-dualcore", "aries"};
+          "twistedtorus3d-dualcore", "aries", "bgq"};
 }
 
 NetworkSpec network_preset(const std::string& name) {
@@ -339,6 +339,15 @@ NetworkSpec network_preset(const std::string& name) {
     lv.global_latency = a.global_latency;
     lv.global_bandwidth_bps = a.global_bandwidth_bps;
     ns.levels = {lv};
+  } else if (name == "bgq") {
+    // IBM Blue Gene/Q as in Sequoia: 98,304 nodes on a 5-D torus 16x12x16x16x2 with 2 GB/s links, one rank
+    // per node (paper 000 §IV-B2). Per hop 18.2 ns and os = or = 347.9 ns are fitted to the published 8-byte
+    // end-to-end latencies, 718 ns to a nearest neighbour (1 hop) and 1,264 ns to the farthest node (31
+    // hops): 695.8 ns + 4 ns (8 B at 2 GB/s) + h x 18.2 ns (docs/network-model.md).
+    NetworkLevel torus = level("torus", SimTime::from_ps(18'200), 16'000'000'000);
+    torus.size = {16, 12, 16, 16, 2};
+    ns.levels = {torus};
+    ns.send_overhead = ns.recv_overhead = SimTime::from_ps(347'900);
   } else {
     std::vector<std::string> known = network_preset_names();
     throw ConfigError("unknown network preset " + quoted(name) + "; known presets: " + join(known) +
@@ -358,16 +367,17 @@ NetworkSpec parse_network_inline(const std::string& spec) {
   NetworkSpec ns;
   ns.preset = "custom";
   ns.levels.clear();
-  bool os_set = false, or_set = false;
+  bool os_set = false, or_set = false, gap_set = false;
+  // The endpoint terms (os, or, gap): given anywhere in the spec, once each.
   auto overhead = [&](std::string_view key, std::string_view val, const std::string& w) {
-    bool send = key == "os" || key == "send_overhead";
-    bool& set = send ? os_set : or_set;
-    if (set) fail(w, std::string(send ? "the send" : "the receive") + " overhead is given twice");
+    const bool send = key == "os" || key == "send_overhead", gap = key == "gap";
+    bool& set = gap ? gap_set : send ? os_set : or_set;
+    if (set) fail(w, std::string(gap ? "the gap" : send ? "the send overhead" : "the receive overhead") + " is given twice");
     set = true;
-    (send ? ns.send_overhead : ns.recv_overhead) = to_time(val, w);
+    (gap ? ns.gap : send ? ns.send_overhead : ns.recv_overhead) = to_time(val, w);
   };
   auto is_overhead = [](std::string_view k) {
-    return k == "os" || k == "or" || k == "send_overhead" || k == "recv_overhead";
+    return k == "os" || k == "or" || k == "send_overhead" || k == "recv_overhead" || k == "gap";
   };
   for (size_t li = 0; li < levels.size(); ++li) {
     const std::string w =
@@ -403,12 +413,13 @@ NetworkSpec parse_network_inline(const std::string& spec) {
             overhead(key, val, w);
           } else {
             fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
-                        " levels and takes only cores=N (cores per node), os= and or=; to change anything else "
+                        " levels and takes only cores=N (cores per node), os=, or= and gap=; to change anything else "
                         "write the levels out: " + expanded);
           }
         }
-        out.send_overhead = ns.send_overhead;
-        out.recv_overhead = ns.recv_overhead;
+        if (os_set) out.send_overhead = ns.send_overhead;
+        if (or_set) out.recv_overhead = ns.recv_overhead;
+        if (gap_set) out.gap = ns.gap;
         return out;
       }
       lv = p.levels[0];
@@ -461,7 +472,7 @@ NetworkSpec parse_network_inline(const std::string& spec) {
       if (!k) {
         std::vector<std::string> known = level_key_names(t, true), long_names = level_key_names(t, false);
         known.insert(known.end(), long_names.begin(), long_names.end());  // both spellings are accepted inline
-        known.insert(known.end(), {"os", "or"});
+        known.insert(known.end(), {"os", "or", "gap"});
         std::string why = is_level_key_anywhere(key, true) ? "key " + quoted(key) + " does not apply to a " + t + " level"
                                                            : "unknown key " + quoted(key) + " for a " + t + " level";
         fail(w, why + keys_of + suggestion(key, known));
@@ -469,7 +480,15 @@ NetworkSpec parse_network_inline(const std::string& spec) {
       mark(set_level_key(lv, *k, val, w), key);
     }
     validate_level(lv, w);
+    if (!lv.size.empty()) lv.dims = 0;  // a sized grid's dimensions are its size's: one spelling, one spec
     ns.levels.push_back(std::move(lv));
+  }
+  if (is_preset(ns.preset)) {  // a one-level preset keeps its endpoint terms unless the spec sets them
+    const NetworkSpec p = network_preset(ns.preset);
+    if (!os_set) ns.send_overhead = p.send_overhead;
+    if (!or_set) ns.recv_overhead = p.recv_overhead;
+    if (!gap_set) ns.gap = p.gap;
+    ns.eager = p.eager;
   }
   return ns;
 }
@@ -519,6 +538,7 @@ std::string format_network_inline(const NetworkSpec& spec, bool with_links) {
   for (size_t i = 0; i < spec.levels.size(); ++i) s += (i ? "/" : "") + format_network_level(spec.levels[i], with_links);
   if (with_links && spec.send_overhead != SimTime::zero()) s += ":os=" + inline_time(spec.send_overhead);
   if (with_links && spec.recv_overhead != SimTime::zero()) s += ":or=" + inline_time(spec.recv_overhead);
+  if (with_links && spec.gap != SimTime::zero()) s += ":gap=" + inline_time(spec.gap);
   return s;
 }
 
@@ -531,14 +551,16 @@ std::string network_spec_help() {
          "  dragonfly:p=P:a=A:h=H[:g=G][:cols=C][:routing=min|valiant][:tlat=..:tbw=..:llat=..:lbw=..:glat=..:gbw=..] |\n"
          "  fattree:m=M:n=N\n"
          "  every level: lat=TIME bw=BANDWIDTH (default 1 us and 10 Gbps per link); anywhere: os=TIME or=TIME\n"
-         "  (per-message send/receive overhead, default 0). A level without a size gets ceil(np / the other\n"
+         "  (per-message send/receive overhead, default 0) and gap=TIME (loggp: the shortest interval between\n"
+         "  two messages leaving a node, default 0). A level without a size gets ceil(np / the other\n"
          "  levels' cores) endpoints (mesh/torus: the most square factorisation, dims=D dimensions).\n"
          "  Examples: star:64:lat=25us:bw=1Gbps  torus:4x4x4:wrap=1,0,1  tree:2:depth=6\n"
          "            torus:8x8x8:lat=7us:bw=8.8Gbps/star:2:lat=0.32us:bw=9.6Gbps\n"
          "Presets: none (star 1 ps, 1000000 Tbps), ethernet (star 25 us, 1 Gbps; the default),\n"
          "  multicore-ethernet[:cores=8] (star 25 us 1 Gbps / star of 8 cores 0.32 us 12 Gbps), mesh2d (2-D mesh\n"
          "  7 us 8.8 Gbps), mesh3d-dualcore, torus3d-dualcore, twistedtorus3d-dualcore (3-D network 7 us 8.8 Gbps\n"
-         "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly).\n"
+         "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly),\n"
+         "  bgq (Blue Gene/Q, Sequoia: 5-D torus 16x12x16x16x2, 18.2 ns per hop, 2 GB/s, os = or = 347.9 ns).\n"
          "Supported topologies: " + join(topology_names()) + ".\n";
 }
 

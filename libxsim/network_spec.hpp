@@ -85,6 +85,11 @@ struct NetworkSpec {
   SimTime send_overhead = SimTime::zero();
   // Per message, receiver side. Default: 0.
   SimTime recv_overhead = SimTime::zero();
+  // loggp: the gap, the shortest interval between two messages leaving one simulated node's NIC (inline
+  // gap=, TOML gap). Default: 0.
+  SimTime gap = SimTime::zero();
+  // The preset's eager limit in bytes (-xsim-eager overrides it); 0: none (kDefaultEager applies).
+  uint64_t eager = 0;
   // Rank placement: "block" (rank r on core r), "roundrobin" (rank r on node r mod nodes, next free core
   // there) or "file" (placement_file). Default: "block".
   std::string placement = "block";

@@ -16,7 +16,7 @@ namespace xsim::cfg {
 namespace {
 
 // The keys of [network] that are not level keys.
-constexpr const char* kNetworkKeys[] = {"preset", "placement", "placement_file", "send_overhead", "recv_overhead",
+constexpr const char* kNetworkKeys[] = {"preset", "placement", "placement_file", "send_overhead", "recv_overhead", "gap",
                                         "level"};
 
 class NetworkReader : public TomlReader {
@@ -186,6 +186,8 @@ class NetworkReader : public TomlReader {
         ns.send_overhead = time(n, "network", k);
       } else if (k == "recv_overhead") {
         ns.recv_overhead = time(n, "network", k);
+      } else if (k == "gap") {
+        ns.gap = time(n, "network", k);
       }
     }
     if (const toml::node* pf = t.get("placement_file")) {
@@ -207,7 +209,7 @@ class NetworkReader : public TomlReader {
 void read_network_table(const TomlReader& r, const toml::table& t, NetworkSpec& ns) { NetworkReader(r).network(t, ns); }
 
 bool is_network_home_key(std::string_view key) {
-  for (const char* k : {"preset", "topology", "endpoints", "latency", "bandwidth", "send_overhead", "recv_overhead",
+  for (const char* k : {"preset", "topology", "endpoints", "latency", "bandwidth", "send_overhead", "recv_overhead", "gap",
                         "placement", "placement_file", "size", "level"})
     if (key == k) return true;
   return false;
@@ -222,6 +224,7 @@ std::string network_to_toml(const NetworkSpec& n) {
   if (n.placement == "file") s += "placement_file = " + str(n.placement_file) + "\n";
   s += "send_overhead = " + str(format_time(n.send_overhead)) + "\n";
   s += "recv_overhead = " + str(format_time(n.recv_overhead)) + "\n";
+  s += "gap = " + str(format_time(n.gap)) + "\n";
   auto ints = [](const auto& v) { return "[" + join_ints(v, ", ") + "]"; };
   for (const NetworkLevel& lv : n.levels) {
     const std::string& t = lv.topology;

@@ -136,6 +136,32 @@ CpuModel to_cpu(std::string_view v, const std::string& where) {
   fail(where, "unknown processor model " + quoted(v) + "; give none or scaled" + suggestion(v, {"none", "scaled"}));
 }
 
+NetModel to_model(std::string_view v, const std::string& where) {
+  if (v == "loggp") return NetModel::loggp;
+  if (v == "analytic") return NetModel::analytic;
+  fail(where, "unknown message model " + quoted(v) + "; give loggp or analytic" + suggestion(v, {"loggp", "analytic"}));
+}
+Contention to_contention(std::string_view v, const std::string& where) {
+  if (v == "none") return Contention::none;
+  if (v == "endpoint") return Contention::endpoint;
+  if (v == "links") return Contention::links;
+  fail(where, "unknown contention model " + quoted(v) + "; give none, endpoint or links" +
+                  suggestion(v, {"none", "endpoint", "links"}));
+}
+const char* contention_name(Contention c) {
+  return c == Contention::none ? "none" : c == Contention::endpoint ? "endpoint" : "links";
+}
+int64_t to_eager(std::string_view v, const std::string& where) {
+  if (v == "auto") return -1;
+  uint64_t b = 0;
+  try {
+    b = parse_size(v);
+  } catch (const std::invalid_argument& e) {
+    fail(where, std::string(e.what()) + "; give the largest eager message size, e.g. 64K (or auto: the preset's)");
+  }
+  if (b > (uint64_t{1} << 40)) fail(where, "eager limit " + format_size(b) + " is too large; give at most 1T");
+  return static_cast<int64_t>(b);
+}
 
 std::string to_output_path(std::string_view v, const std::string& where, const char* what) {
   if (v.empty()) fail(where, std::string("give the ") + what + ", e.g. out/run1");
@@ -343,6 +369,22 @@ constexpr OptionDef kOptions[] = {
       "\"auto\", a size string such as \"256K\" or an integer byte count", Value::string, stack_from_toml}},
     {"poll-cost", "XSIM_POLL_COST", "simulation", "poll_cost", "TIME",
      "virtual time charged by each MPI_Test/MPI_Iprobe-like call", time_value<&Options::poll_cost>()},
+    {"model", "XSIM_MODEL", "model", "name", "loggp|analytic",
+     "message model: loggp (CPU overheads, NIC gap, eager/rendezvous, contention) or analytic (paper 004: "
+     "latency + size / bandwidth only)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.model = to_model(v, w); },
+      [](const Options& o) { return std::string(o.model == NetModel::loggp ? "loggp" : "analytic"); }, kString,
+      "a string (\"loggp\" or \"analytic\")"}},
+    {"eager", "XSIM_EAGER", "model", "eager", "auto|SIZE",
+     "loggp: largest message sent eagerly; larger ones use rendezvous (auto: the preset's limit, else 64K)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.eager = to_eager(v, w); },
+      [](const Options& o) { return o.eager >= 0 ? format_size(static_cast<uint64_t>(o.eager)) : std::string("auto"); },
+      kString, "\"auto\" or a size string such as \"64K\""}},
+    {"contention", "XSIM_CONTENTION", "model", "contention", "none|endpoint|links",
+     "loggp: contention model (endpoint: each node's injection and ejection link serializes its messages)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.contention = to_contention(v, w); },
+      [](const Options& o) { return std::string(contention_name(o.contention)); }, kString,
+      "a string (\"none\", \"endpoint\" or \"links\")"}},
     {"virtual-clocks", "XSIM_VIRTUAL_CLOCKS", "simulation", "virtual_clocks", "on|off",
      "the application's gettimeofday and clock_gettime (realtime, monotonic) read virtual time, like MPI_Wtime",
      on_off_value<&Options::virtual_clocks>()},
@@ -417,13 +459,14 @@ struct TableDef {
 constexpr TableDef kTables[] = {
     {"simulation", nullptr},
     {"cpu", nullptr},
-    {"network", "preset, placement, placement_file, send_overhead, recv_overhead,\n"
+    {"model", nullptr},
+    {"network", "preset, placement, placement_file, send_overhead, recv_overhead, gap,\n"
                 "    and [[network.level]] tables with topology, size and the level keys"},
     {"io", nullptr},
     {"output", nullptr},
 };
 // The order of the tables in to_toml ([network] last).
-constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "io"};
+constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io"};
 
 std::vector<std::string> table_names() {
   std::vector<std::string> v;
@@ -648,6 +691,11 @@ Options parse_options(int& argc, char** argv, char** envp) {
   }
   for (const auto& s : env) apply(o, org, s);
   for (const auto& s : cmd) apply(o, org, s);
+  if (o.model == NetModel::loggp && o.contention == Contention::links)
+    throw ConfigError(org.of("contention", "-xsim-contention", true) +
+                      ": the links contention model (bandwidth shared on every link of a route) is not available "
+                      "in this version; give -xsim-contention endpoint (each node's injection and ejection link "
+                      "serializes its messages) or none");
 
   // With the rank count known, the network must fit it: build it once to report a bad size or placement
   // file now, naming where the network and the rank count came from.

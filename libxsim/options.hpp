@@ -21,6 +21,16 @@ struct ConfigError : std::runtime_error {
 
 enum class CpuModel { scaled, none };
 
+// The message model (docs/network-model.md). analytic: paper 004's L = sum of link latencies + size / min
+// bandwidth, the overheads os/or added to the latency, every message eager, no contention. loggp: os/or are
+// CPU time of the sending/receiving rank, a gap per node NIC, eager up to the eager limit and rendezvous
+// above it, and the contention model below.
+enum class NetModel { analytic, loggp };
+// loggp's contention: none; endpoint (each simulated node's injection and ejection link is a serial
+// resource); links (shared links of the route: not available yet, refused with a message).
+enum class Contention { none, endpoint, links };
+constexpr uint64_t kDefaultEager = 64 * 1024;  // the eager limit when neither -xsim-eager nor a preset sets it
+
 // Per-rank globals (docs/privatization.md). automatic: on where a native process holds several ranks and
 // the images fit in memory; on: always (an error when they do not fit); copy / map: on, with that method for
 // every data region instead of the choice by size.
@@ -44,6 +54,11 @@ struct Options {
   double cpu_scale = 1.0;                 // -xsim-cpu-scale / [cpu] scale: virtual = host time x scale
   uint64_t stack_size = 0;  // -xsim-stack / [simulation] stack: bytes per virtual rank; 0: auto (StackPool::auto_size)
   SimTime poll_cost = SimTime::from_ns(100);  // -xsim-poll-cost: virtual time per Test/Iprobe-like call
+  NetModel model = NetModel::loggp;       // -xsim-model / [model] name
+  // -xsim-eager / [model] eager: largest message sent eagerly (bytes); larger ones use rendezvous (loggp).
+  // -1: the network preset's limit (NetworkSpec::eager), else kDefaultEager.
+  int64_t eager = -1;
+  Contention contention = Contention::endpoint;  // -xsim-contention / [model] contention (loggp)
   // -xsim-virtual-clocks / [simulation] virtual_clocks: a rank's application code reads its virtual time
   // from gettimeofday and clock_gettime (realtime and monotonic clocks), as from MPI_Wtime. Default: on
   bool virtual_clocks = true;
@@ -76,6 +91,11 @@ struct Options {
   bool help = false;                      // -xsim-help
   std::string config_file;                // -xsim-config / XSIM_CONFIG
 };
+
+// The eager limit in effect: -xsim-eager, else the preset's, else kDefaultEager.
+inline uint64_t eager_limit(const Options& o) {
+  return o.eager >= 0 ? static_cast<uint64_t>(o.eager) : o.network.eager ? o.network.eager : kDefaultEager;
+}
 
 // Builds the effective options. Removes every "-xsim-*" argument (and its value) from argv, compacting it
 // in place and updating argc. `envp` supplies the XSIM_* twins. Throws ConfigError on any bad input.

@@ -29,9 +29,12 @@ fuzz_one() {
   mkdir -p "$BUILD/corpus/$t" "$BUILD/findings/$t"
   local dict=tests/fuzz/dict/$t.dict
   # -timeout: an input taking 10 s is a hang; -rss_limit_mb: 2 GiB is a runaway allocation.
+  # FUZZ_SEED: libFuzzer's random seed (CI sets one, so that its runs explore the same inputs; unset: new
+  # inputs each run).
   local args=(-max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1
               -artifact_prefix="$BUILD/findings/$t/")
   [ -f "$dict" ] && args+=(-dict="$dict")
+  [ -n "${FUZZ_SEED:-}" ] && args+=(-seed="$FUZZ_SEED")
   "$BUILD/$t" "${args[@]}" "$BUILD/corpus/$t" "tests/fuzz/corpus/$t" > "$BUILD/findings/$t.log" 2>&1
 }
 # report TARGET STATUS: one line for a clean run, the finding's lines otherwise

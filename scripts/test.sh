@@ -41,7 +41,7 @@ if [ "$SANITIZE" != 0 ]; then
   ./scripts/test-sanitize.sh
   done_phase "asan+ubsan (build + suite)" "$start"
   start=$(date +%s)
-  FUZZ_SECONDS=${FUZZ_SECONDS:-15} ./scripts/fuzz.sh
+  FUZZ_SECONDS=${FUZZ_SECONDS:-15} FUZZ_SEED=${FUZZ_SEED:-1} ./scripts/fuzz.sh
   done_phase "fuzz (build + run)" "$start"
 fi
 summary_line=$(IFS=,; echo "${summary[*]}" | sed 's/,/, /g')

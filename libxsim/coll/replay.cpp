@@ -158,9 +158,12 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
 void replay_barrier(ReplayNet& net, std::vector<SimTime>& t) {
   const int p = static_cast<int>(t.size());
   std::vector<SimTime> arr(t.size());
+  // Each step is coll::Transport::sendrecv: the receive is posted at t, the send leaves after the send
+  // overhead, and the step ends when both are done (the receive's completion: receive()).
+  const SimTime os = net.send_overhead();
   for (int mask = 1; mask < p; mask <<= 1) {
-    for (int r = 0; r < p; ++r) arr[r] = net.send(r, (r + mask) % p, t[r], 0);
-    for (int r = 0; r < p; ++r) t[r] = max(t[r], arr[(r - mask + p) % p]);
+    for (int r = 0; r < p; ++r) arr[r] = net.send(r, (r + mask) % p, t[r] + os, 0);
+    for (int r = 0; r < p; ++r) t[r] = max(t[r] + os, net.receive(r, max(t[r], arr[(r - mask + p) % p])));
   }
 }
 

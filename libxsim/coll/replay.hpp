@@ -24,6 +24,14 @@ class ReplayNet {
   // A message of `bytes` from rank i to rank j of the communicator leaving i at virtual time `at`:
   // returns its arrival time. Called in each sender's program order.
   virtual SimTime send(int i, int j, SimTime at, uint64_t bytes) = 0;
+  // The loggp model's send overhead: CPU time a send takes before its message leaves. Default: none.
+  virtual SimTime send_overhead() const { return SimTime::zero(); }
+  // Rank i receives a message matched at virtual time `matched`: returns when the receive completes
+  // (the loggp receive overhead after the match). Default: at once.
+  virtual SimTime receive(int i, SimTime matched) {
+    (void)i;
+    return matched;
+  }
   // native::reduce_local(in, inout, count, type, op) with rank i's operation, on rank i's behalf.
   virtual void reduce(int i, const void* in, void* inout, int count, MPI_Datatype type) = 0;
 };

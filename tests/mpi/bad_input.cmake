@@ -175,7 +175,7 @@ bad_call_end(abort_while_blocked 2 abort-while-blocked 4 "MPI_Abort called by ra
 xsim_mpi_test(bad_call_big_extent ${RUN} same "1 2" -- ${BAD_CALLS} big-extent return -xsim-np 2 ${NONE})
 xsim_mpi_test(bad_call_big_message ${RUN} expect-stdout 1
   "^bad_calls big-message: 2148532224 bytes, count 2049 of 1 MiB, MPI_BYTE count MPI_UNDEFINED, arrival 17\\.188307792$" --
-  ${BAD_CALLS} big-message return -xsim-np 2 ${NONE})
+  ${BAD_CALLS} big-message return -xsim-np 2 ${NONE} -xsim-model analytic)
 # virtual time beyond its range by modelled compute: xsim_compute or the processor model's scale
 xsim_mpi_test(bad_call_time_overflow_compute ${RUN} expect-fail 1 1
   "rank 0 at virtual time 0\\.000000000 s: xsim_compute: virtual time out of range: 20000000\\.000000 s" --

@@ -52,12 +52,12 @@ foreach(t p2p types units)
   target_compile_options(fortran_${t}_plain PRIVATE ${XSIM_FORTRAN_FLAGS})
 endforeach()
 
-xsim_mpi_test(fortran_p2p ${RUN} same "1 2" -- $<TARGET_FILE:fortran_p2p> -xsim-np 12 ${NONE})
+xsim_mpi_test(fortran_p2p ${RUN} same "1 2" -- $<TARGET_FILE:fortran_p2p> -xsim-np 12 ${NONE} -xsim-model analytic)
 # 100 doubles from rank 0 to rank 1 as the first event: 2 x 25 us + 800 B x 8 ns = 56.4 us
 xsim_mpi_test(fortran_p2p_time ${RUN} expect-stdout 2 "^rank 1: recv 100 doubles from 0 at t= 0\\.000056400$" --
-  $<TARGET_FILE:fortran_p2p> -xsim-np 5 ${NONE})
+  $<TARGET_FILE:fortran_p2p> -xsim-np 5 ${NONE} -xsim-model analytic)
 xsim_mpi_test(fortran_p2p_preload ${RUN} expect-stdout 2 "^rank 1: recv 100 doubles from 0 at t= 0\\.000056400$" --
-  ${PRELOAD} $<TARGET_FILE:fortran_p2p_plain> -xsim-np 12 ${NONE})
+  ${PRELOAD} $<TARGET_FILE:fortran_p2p_plain> -xsim-np 12 ${NONE} -xsim-model analytic)
 xsim_mpi_test(fortran_coll ${RUN} same "1 2" -- $<TARGET_FILE:fortran_coll> -xsim-np 12 ${NONE})
 xsim_mpi_test(fortran_coll_7ranks ${RUN} same "1 2" -- $<TARGET_FILE:fortran_coll> -xsim-np 7 ${NONE})
 xsim_mpi_test(fortran_types ${RUN} same "1 2" -- $<TARGET_FILE:fortran_types> -xsim-np 12 ${NONE})

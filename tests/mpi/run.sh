@@ -3,7 +3,9 @@
 #   run.sh same N_LIST -- PROGRAM ARGS...   runs PROGRAM under mpiexec with each native process count in
 #                                           N_LIST ("1 2 3 4"); every run must exit 0, and the sorted
 #                                           stdout of every run must be identical (DESIGN.md §2).
-#   run.sh expect-stdout N REGEX -- PROGRAM ARGS...   one run; stdout must match the extended REGEX.
+#   run.sh expect-stdout N REGEX -- PROGRAM ARGS...   one run; stdout must match the extended REGEX. With
+#                                           a list of counts ("1 2 3"), one run each: all must match and
+#                                           their sorted stdout must be identical.
 #   run.sh expect-fail N CODE REGEX -- PROGRAM ARGS... one run; exit code must be CODE ("nonzero" for any
 #                                           non-zero) and stderr must match REGEX.
 #   run.sh expect-stderr N REGEX -- PROGRAM ARGS...   one run; it must exit 0 and stderr must match REGEX.
@@ -49,11 +51,20 @@ case "$mode" in
     echo "same output for N in {$nlist}: $(wc -l < "$tmp/out.$first") lines"
     ;;
   expect-stdout)
-    n=$1 re=$2; shift 2; [ "$1" = "--" ] && shift
-    run "$n" "$tmp/out" "$tmp/err" "$@"; rc=$?
-    cat "$tmp/out"
-    if [ $rc -ne 0 ]; then echo "FAIL: exited $rc"; tail -30 "$tmp/err"; exit 1; fi
-    if ! grep -Eq -- "$re" "$tmp/out"; then echo "FAIL: stdout does not match /$re/"; exit 1; fi
+    nlist=$1 re=$2; shift 2; [ "$1" = "--" ] && shift
+    first=""
+    for n in $nlist; do  # several counts ("1 2 3"): each run must match, and all must agree
+      run "$n" "$tmp/out.$n" "$tmp/err.$n" "$@"; rc=$?
+      cat "$tmp/out.$n"
+      if [ $rc -ne 0 ]; then echo "FAIL: N=$n exited $rc"; tail -30 "$tmp/err.$n"; exit 1; fi
+      if ! grep -Eq -- "$re" "$tmp/out.$n"; then echo "FAIL: N=$n: stdout does not match /$re/"; exit 1; fi
+      sort "$tmp/out.$n" > "$tmp/sorted.$n"
+      if [ -z "$first" ]; then
+        first=$n
+      elif ! diff -u "$tmp/sorted.$first" "$tmp/sorted.$n" > "$tmp/diff"; then
+        echo "FAIL: output differs between N=$first and N=$n native processes"; cat "$tmp/diff"; exit 1
+      fi
+    done
     ;;
   expect-stderr)
     n=$1 re=$2; shift 2; [ "$1" = "--" ] && shift

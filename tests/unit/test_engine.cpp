@@ -73,6 +73,7 @@ RunResult run_sim(int np, xsim::AppMain app) {
   opt.np = np;
   opt.cpu = xsim::CpuModel::none;
   opt.stack_size = 256 * 1024;
+  opt.model = xsim::NetModel::analytic;  // these tests check paper 004's model (loggp: tests/mpi loggp_*)
   static char arg0[] = "test_engine";
   static char* argv[] = {arg0, nullptr};
   static char* envp[] = {nullptr};

@@ -547,7 +547,7 @@ std::string file_error(const std::string& toml) {
 TEST(Options, TomlUnknownTablesAndKeys) {
   std::string m = file_error("[simulation]\nnp = 4\n\n[simulaton]\nx = 1\n");
   EXPECT_HAS(m, "F:4:2: unknown table [simulaton]");
-  EXPECT_HAS(m, "known tables: [simulation], [cpu], [network]");
+  EXPECT_HAS(m, "known tables: [simulation], [cpu], [model], [network]");
   EXPECT_HAS(m, "did you mean simulation?");
   m = file_error("[simulation]\nnp = 4\nnq = 5\n");
   EXPECT_HAS(m, "F:3:1: unknown key \"nq\" in [simulation]");
@@ -890,6 +890,58 @@ TEST(Options, VirtualClocks) {
   EXPECT_HAS(error_of({"app", "-xsim-config=" + bad.path()}), "expected a boolean (true or false)");
   EXPECT_HAS(to_toml(parse({"app", "-xsim-virtual-clocks=off"})), "virtual_clocks = false");
   EXPECT_HAS(to_toml(parse({"app"})), "virtual_clocks = true");
+}
+
+// --- the message model (issue 21; docs/network-model.md) ------------------------------------------------
+
+TEST(Options, MessageModelDefaultsAndValues) {
+  Options d = parse({"app"});
+  EXPECT_EQ(d.model, NetModel::loggp);
+  EXPECT_EQ(d.contention, Contention::endpoint);
+  EXPECT_EQ(d.eager, -1);
+  EXPECT_EQ(eager_limit(d), kDefaultEager);
+  Options o = parse({"app", "-xsim-model", "analytic", "-xsim-eager", "8K", "-xsim-contention=none"});
+  EXPECT_EQ(o.model, NetModel::analytic);
+  EXPECT_EQ(o.eager, 8192);
+  EXPECT_EQ(o.contention, Contention::none);
+  Options e = parse({"app"}, {"XSIM_MODEL=loggp", "XSIM_EAGER=0", "XSIM_CONTENTION=endpoint"});
+  EXPECT_EQ(e.model, NetModel::loggp);
+  EXPECT_EQ(eager_limit(e), 0u);  // every message with data by rendezvous
+  TempFile f("[model]\nname = \"analytic\"\neager = \"1M\"\ncontention = \"none\"\n");
+  Options t = parse({"app", "-xsim-config", f.path()});
+  EXPECT_EQ(t.model, NetModel::analytic);
+  EXPECT_EQ(t.eager, 1 << 20);
+  EXPECT_EQ(t.contention, Contention::none);
+  // printed back as TOML, read again: the same
+  TempFile g(to_toml(o));
+  Options back = parse({"app", "-xsim-config", g.path()});
+  EXPECT_EQ(back.model, o.model);
+  EXPECT_EQ(back.eager, o.eager);
+  EXPECT_EQ(back.contention, o.contention);
+}
+
+TEST(Options, MessageModelBadValuesNameTheOption) {
+  EXPECT_HAS(error_of({"app", "-xsim-model", "logp"}), "-xsim-model");
+  EXPECT_HAS(error_of({"app", "-xsim-model", "logp"}), "did you mean loggp");
+  EXPECT_HAS(error_of({"app", "-xsim-eager", "lots"}), "-xsim-eager");
+  EXPECT_HAS(error_of({"app", "-xsim-eager", "-5"}), "-xsim-eager");
+  EXPECT_HAS(error_of({"app", "-xsim-contention", "link"}), "did you mean links");
+  EXPECT_HAS(error_of({"app", "-xsim-contention", "links"}), "-xsim-contention links: the links contention model");
+  EXPECT_HAS(error_of({"app"}, {"XSIM_CONTENTION=links"}), "XSIM_CONTENTION links");
+  EXPECT_HAS(error_of({"app", "-xsim-mn", "star:os=-1us"}), "-xsim-mn");
+  EXPECT_HAS(error_of({"app", "-xsim-mn", "star:gap=1us:gap=2us"}), "the gap is given twice");
+}
+
+TEST(Options, EndpointTermsInline) {
+  Options o = parse({"app", "-xsim-mn", "star:lat=1us:bw=1Gbps:os=5us:or=4us:gap=3us"});
+  EXPECT_EQ(o.network.send_overhead, SimTime::from_ns(5000));
+  EXPECT_EQ(o.network.recv_overhead, SimTime::from_ns(4000));
+  EXPECT_EQ(o.network.gap, SimTime::from_ns(3000));
+  EXPECT_EQ(parse_network_inline(format_network_inline(o.network)), o.network);
+  // an inline level without them has none
+  Options p = parse({"app", "-xsim-mn", "star:lat=1us"});
+  EXPECT_EQ(p.network.send_overhead, SimTime::zero());
+  EXPECT_EQ(p.network.gap, SimTime::zero());
 }
 
 }  // namespace

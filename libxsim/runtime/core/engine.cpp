@@ -56,6 +56,35 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   large_scale_ = opt.large_scale == LargeScaleMode::on ||
               (opt.large_scale == LargeScaleMode::automatic && nlocal >= kLargeScaleRanks);
   poll_cost_ = opt.poll_cost;
+  setup_loggp();
+}
+
+void Engine::setup_loggp() {
+  if (opt_.model != NetModel::loggp) return;
+  loggp_ = true;
+  os_ = opt_.network.send_overhead;
+  or_ = opt_.network.recv_overhead;
+  gap_ = opt_.network.gap;
+  eager_ = eager_limit(opt_);
+  contention_ = opt_.contention == Contention::endpoint;
+  nic_ = contention_ || gap_ > SimTime::zero();
+  if (!nic_) return;
+  // One NIC per simulated node of this process's ranks (startup.cpp made sure no node is split between
+  // processes). Block placement: the nodes are contiguous; otherwise look them up.
+  nic_of_local_.resize(ranks_.size());
+  if (core_of_rank_.empty()) {
+    const int64_t first_node = node_of(first_local_);
+    for (size_t i = 0; i < ranks_.size(); ++i)
+      nic_of_local_[i] = static_cast<int32_t>(node_of(first_local_ + static_cast<int64_t>(i)) - first_node);
+    nics_.resize(ranks_.empty() ? 0 : static_cast<size_t>(nic_of_local_.back()) + 1);
+  } else {
+    std::unordered_map<int64_t, int32_t> slot;
+    for (size_t i = 0; i < ranks_.size(); ++i) {
+      auto [it, fresh] = slot.try_emplace(node_of(first_local_ + static_cast<int64_t>(i)), static_cast<int32_t>(nics_.size()));
+      if (fresh) nics_.emplace_back();
+      nic_of_local_[i] = it->second;
+    }
+  }
 }
 
 std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_aligned, int64_t cores_per_node) {

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fiber_switch.hpp"
@@ -65,12 +66,28 @@ struct Message {
                         // block by it); top 8 bits: the kind, kData (create's) unless set_kind says otherwise
   // kApplied: applied by the destination's engine, not matched by a receive (one-sided operations, shared
   // file pointers): `ctx` names the object, `tag` the operation, `src_in_comm` the family whose hook applies it.
-  static constexpr int32_t kData = 0, kAck = 1, kApplied = 2;
+  // The rendezvous protocol (loggp model, messages above the eager limit; docs/network-model.md): kRts is
+  // the request to send, matched like kData and carrying the payload along (its timing is a zero-byte
+  // message's); the receiver's clear-to-send is a kApplied message of family kRendezvousFamily to the
+  // sender (ack_token: the send request; ctx: the receive request's token); kRdata is the data's arrival
+  // (ack_token: the receive request's token; ctx: the bytes it models; no payload).
+  static constexpr int32_t kData = 0, kAck = 1, kApplied = 2, kRts = 3, kRdata = 4;
   static constexpr uint64_t kMaxBytes = (uint64_t{1} << 56) - 1;  // larger payloads cannot be created
   static constexpr uint64_t kLinePayload = 8;   // payloads up to this size share the header's cache line
+  // Set (in the kind byte's top bit) on a message whose data the ejection link delays beyond t_arrive (loggp
+  // endpoint contention): the time its last byte is at the receiver is kept by its engine (Engine::delayed_).
+  static constexpr uint64_t kDelayedBit = uint64_t{1} << 63;
   uint64_t bytes() const { return size_kind & kMaxBytes; }
-  int32_t kind() const { return static_cast<int32_t>(size_kind >> 56); }
+  int32_t kind() const { return static_cast<int32_t>((size_kind >> 56) & 0x7f); }
   void set_kind(int32_t k) { size_kind = bytes() | static_cast<uint64_t>(k) << 56; }
+  bool delayed() const { return (size_kind & kDelayedBit) != 0; }
+  void set_delayed() { size_kind |= kDelayedBit; }
+  // The bytes the network model times it by: the payload's, a rendezvous data message's model size, none
+  // for the protocol's control messages.
+  uint64_t model_bytes() const {
+    const int32_t k = kind();
+    return k == kData ? bytes() : k == kRdata ? ctx : 0;
+  }
   char* payload() { return reinterpret_cast<char*>(this + 1); }
   static Message* create(uint64_t bytes);
   static void destroy(Message* m);
@@ -93,6 +110,7 @@ struct alignas(64) Request {
   bool cancelled : 1 = false;
   bool user_freed : 1 = false;  // MPI_Request_free called while active: release on completion
   bool failed : 1 = false;      // the status carries an error (error_code); else MPI_SUCCESS
+  bool awaiting_data : 1 = false;  // a receive matched to a rendezvous request to send, its data not yet here
   uint32_t gen = 0;             // bumped on release, so stale acks are recognised
   SimTime completion;           // virtual time the operation completed
   // receive arguments
@@ -313,10 +331,14 @@ class Engine {
   void yield_if_ahead();
 
   // --- [rank] point-to-point ---------------------------------------------------------------------------
-  // Sends `count` x `type` at `buf` to world rank `dst`. Eager: returns at once. With `sync_req` >= 0 the
-  // request completes when the receiver matches the message (synchronous mode).
-  void send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx, int src_in_comm,
-            int sync_req);
+  // Sends `count` x `type` at `buf` to world rank `dst` (the data is copied at once). With `sync_req` >= 0
+  // the request completes when the receiver matches the message (synchronous mode). The loggp model
+  // (docs/network-model.md) charges the send overhead to the rank's clock first, and sends a message above
+  // the eager limit by rendezvous unless `eager_only` (buffered mode): its request (`sync_req`, else a new
+  // one) completes when the data has left, after the receiver's clear-to-send. Returns the request to
+  // complete (`sync_req` or the rendezvous request), or -1 when the send is complete on return.
+  int send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx, int src_in_comm,
+           int sync_req, bool eager_only = false);
   [[gnu::always_inline]] int new_send_request(bool complete) {
     int id;
     if (!free_requests_.empty()) [[likely]] {
@@ -363,6 +385,9 @@ class Engine {
   int wait_any(int n, const int* ids, const BlockInfo& why);
   // Nonblocking completion check at the current virtual time (charges the poll cost).
   bool test(int id);
+  // Whether request `q` has completed by the current rank's clock (a loggp receive can be matched, its
+  // completion known, and still end later: receive overhead, contention, rendezvous).
+  bool done_by_now(const Request& q) const { return q.complete && q.completion <= current_->clock; }
   bool cancel(int id);
   // Makes every arrival up to the current virtual time visible (yielding first if needed).
   void refresh_arrivals();
@@ -414,6 +439,7 @@ class Engine {
   // with no rank current and the destination rank's globals in place. So an operation on a rank's memory
   // takes effect at its arrival time whatever that rank is doing, and identically for any N.
   static constexpr int kAppliedFamilies = 4;
+  static constexpr int32_t kRendezvousFamily = kAppliedFamilies;  // the engine's own: clear-to-send
   using AppliedHook = void (*)(Message* m);
   void set_applied_hook(int family, AppliedHook hook) { applied_hooks_[family] = hook; }
   // [rank] Sends `m` (payload, ctx, tag and family filled in) from the current rank to world rank `dst`,
@@ -464,6 +490,15 @@ class Engine {
     return t;
   }
   SimTime min_latency() const { return min_latency_; }
+  // The loggp terms the replay needs (its barrier models the overheads; docs/collectives.md).
+  SimTime send_overhead() const { return os_; }
+  SimTime recv_overhead() const { return or_; }
+  // Whether the replay's timing (network latency and FIFO order, no overheads) is the message path's for
+  // messages of up to `bytes` with data: the analytic model, or loggp with no overheads, no NIC state
+  // (contention, gap) and eager messages. Zero-byte messages never touch the NIC.
+  bool replay_times_exact(uint64_t bytes) const {
+    return !loggp_ || bytes == 0 || (!nic_ && os_ == SimTime::zero() && or_ == SimTime::zero() && bytes <= eager_);
+  }
   // Counts `messages` replayed data messages of `bytes` in all sent by local rank `r` (statistics, report,
   // send order).
   void count_replayed_sends(Rank& r, uint64_t messages, uint64_t bytes) {
@@ -654,7 +689,7 @@ class Engine {
     if (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) process_due_arrivals(r, upto);
   }
   void process_due_arrivals(Rank& r, SimTime upto);
-  [[gnu::always_inline]] inline void match_recv(Rank& r, Request& q, Message* m, SimTime when);
+  [[gnu::always_inline]] inline void match_recv(Rank& r, int id, Request& q, Message* m, SimTime when);
   void progress(Rank& r) {
     if (r.pending_progress && progress_hook_) progress_hook_(r);
   }
@@ -724,6 +759,35 @@ class Engine {
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
+  // The loggp model (docs/network-model.md); all off with the analytic model.
+  bool loggp_ = false;
+  SimTime os_, or_, gap_;                   // send and receive overheads (CPU time), NIC gap
+  uint64_t eager_ = ~uint64_t{0};           // largest message sent eagerly
+  bool contention_ = false;                 // endpoint contention: injection and ejection links serialize
+  bool nic_ = false;                        // contention_ or a gap: the nodes' NIC state is kept
+  // A simulated node's NIC, for the nodes of this process's ranks: when its injection and ejection links are
+  // next free, and its incoming messages not yet timed through the ejection link (min-heap on arrival order).
+  struct Incoming {
+    SimTime t_arrive;
+    int32_t src;
+    uint64_t seq;
+    Message* m;
+    int32_t dst_index;  // local index of the destination: a finished rank's messages are gone (skip them)
+  };
+  struct NodeNic {
+    SimTime inject_free, eject_free;
+    std::vector<Incoming> incoming;
+  };
+  std::vector<NodeNic> nics_;
+  std::vector<int32_t> nic_of_local_;       // local rank index -> its node's entry in nics_
+  std::unordered_map<const Message*, SimTime> delayed_;  // Message::delayed(): when its last byte arrives
+  bool inter_node(int64_t a, int64_t b) const { return node_of(a) != node_of(b); }
+  void setup_loggp();
+  int send_rendezvous(Rank& r, Message* m, int req);
+  void finalize_incoming(NodeNic& n, SimTime upto);  // times n's incoming messages due by `upto` (ejection)
+  SimTime receive_done(Rank& r, const Message* m, SimTime when);  // completion of a receive of m matched at `when`
+  void handle_cts(Message* m);              // a clear-to-send reached the sender's process
+  void complete_rendezvous_recv(Rank& r, Message* m);  // a kRdata arrival
   // What read_clock advances a polling rank's clock by: the poll cost, or 1 ns when that is zero.
   SimTime poll_step() const { return poll_cost_ > SimTime::zero() ? poll_cost_ : SimTime::from_ns(1); }
   bool clock_poll_noted_ = false;           // read_clock's message has been printed

@@ -99,13 +99,20 @@ int64_t ack_token(int id, uint32_t gen) { return (static_cast<int64_t>(id) << 32
 // Messages
 
 
-void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx,
-                  int src_in_comm, int sync_req) {
+int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int tag, uint64_t ctx,
+                 int src_in_comm, int sync_req, bool eager_only) {
   // The destination's first record line is what the delivery below touches; with many ranks it is often
   // not cached (random destinations): start loading it now, so the miss overlaps the payload copy and the
   // latency computation.
   if (const Rank* d = local_rank(dst)) __builtin_prefetch(d, 1);
+  // loggp: a send that uses its node's NIC waits until it is the earliest rank of its process, so that the
+  // NIC serves the node's sends in virtual-time order (the same for any number of native processes).
+  if (nic_ && inter_node(current_->world, dst)) ensure_earliest();
   Rank& r = *current_;
+  if (os_ > SimTime::zero()) {  // loggp's send overhead: CPU time of the sender before the message leaves
+    r.clock += os_;
+    clock_moved();
+  }
   const native::TypeFacts type_facts = native::type_facts(type);  // one look-up per message
   uint64_t bytes = count > 0 ? type_facts.size * static_cast<uint64_t>(count) : 0;
   Message* m = make_message(bytes);
@@ -115,11 +122,7 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
     else
       native::pack(buf, count, type, m->payload());
   }
-  SimTime latency = message_latency(r.world, dst, bytes);
-  m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), r.clock + latency);
-  m->seq = r.send_seq++;
   m->ctx = ctx;
-  m->ack_token = sync_req >= 0 ? ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen) : -1;
   m->src = r.world;
   m->dst = static_cast<int32_t>(dst);
   m->src_in_comm = src_in_comm;
@@ -127,11 +130,129 @@ void Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, in
   ++r.stats.messages;
   r.stats.bytes += bytes;
   ++messages_sent_;
+  if (bytes > eager_ && !eager_only) [[unlikely]]
+    return send_rendezvous(r, m, sync_req);
+  SimTime leave = r.clock, latency;
+  if (!nic_ || bytes == 0 || !inter_node(r.world, dst)) [[likely]] {
+    latency = message_latency(r.world, dst, bytes);
+  } else {  // the node's NIC injects one message at a time: size / bandwidth each, at least the gap apart
+    const net::Route path = net_->route(core_of(r.world), core_of(dst));
+    const SimTime xfer = transfer_memo_.get(bytes, path.min_bandwidth_bps);
+    NodeNic& nic = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])];
+    leave = max(leave, nic.inject_free);
+    nic.inject_free = leave + max(gap_, contention_ ? xfer : SimTime::zero());
+    latency = path.latency + xfer;
+  }
+  m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), leave + latency);
+  m->seq = r.send_seq++;
+  m->ack_token = sync_req >= 0 ? ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen) : -1;
   if (observer_) [[unlikely]] notify_sent(observer_, r, *m);
   if (large_scale_ && static_cast<uint64_t>(m->dst - first_local_) < ranks_.size() && m->t_arrive > r.clock) [[likely]]
     defer_delivery(m);
   else
     route(m);
+  return sync_req;
+}
+
+int Engine::send_rendezvous(Rank& r, Message* m, int req) {
+  // The request to send: a zero-byte message that carries the payload along (the data is copied now; its
+  // transfer is timed when the receiver's clear-to-send reaches the sender, handle_cts).
+  if (req < 0) req = new_send_request(false);
+  Request& q = requests_[static_cast<size_t>(req)];
+  q.st_bytes = m->bytes();
+  m->set_kind(Message::kRts);
+  m->t_arrive = fifo_arrival(r, m->dst, r.clock + message_latency(r.world, m->dst, 0));
+  m->seq = r.send_seq++;
+  m->ack_token = ack_token(req, q.gen);
+  if (observer_) [[unlikely]] notify_sent(observer_, r, *m);
+  route(m);
+  return req;
+}
+
+void Engine::handle_cts(Message* c) {
+  // The sender's NIC starts the data when the clear-to-send arrives (or when it is next free); the send
+  // completes when the data has left, and the data arrives a network latency after it started.
+  const int64_t sender = c->dst, receiver = c->src;
+  const SimTime t = c->t_arrive;
+  const int id = static_cast<int>(c->ack_token >> 32);
+  const uint32_t gen = static_cast<uint32_t>(c->ack_token & 0xffffffff);
+  const uint64_t recv_token = c->ctx;
+  Message::destroy(c);
+  if (!valid_request(id) || requests_[static_cast<size_t>(id)].gen != gen) return;  // cannot happen: sends are not cancelled
+  Request& q = requests_[static_cast<size_t>(id)];
+  const uint64_t bytes = q.st_bytes;
+  const net::Route path = net_->route(core_of(sender), core_of(receiver));
+  const SimTime xfer = net::Network::transfer_time(bytes, path.min_bandwidth_bps);
+  SimTime start = t;
+  if (nic_ && inter_node(sender, receiver)) {
+    NodeNic& nic = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(sender - first_local_)])];
+    start = max(start, nic.inject_free);
+    nic.inject_free = start + max(gap_, contention_ ? xfer : SimTime::zero());
+  }
+  q.complete = true;
+  q.completion = start + xfer;
+  if (q.user_freed) release_request(id);
+  wake(sender, t);
+  Message* d = make_message(0);
+  d->t_arrive = start + (core_of(sender) == core_of(receiver) ? SimTime::zero() : path.latency + xfer);
+  d->seq = (1ull << 63) | applied_seq_++;
+  d->ctx = bytes;
+  d->ack_token = static_cast<int64_t>(recv_token);
+  d->src = static_cast<int32_t>(sender);
+  d->dst = static_cast<int32_t>(receiver);
+  d->src_in_comm = -1;
+  d->tag = 0;
+  d->set_kind(Message::kRdata);
+  route(d);
+}
+
+void Engine::finalize_incoming(NodeNic& n, SimTime upto) {
+  auto later = [](const Incoming& a, const Incoming& b) {
+    if (a.t_arrive != b.t_arrive) return a.t_arrive > b.t_arrive;
+    if (a.src != b.src) return a.src > b.src;
+    return a.seq > b.seq;
+  };
+  while (!n.incoming.empty() && n.incoming.front().t_arrive <= upto) {
+    std::pop_heap(n.incoming.begin(), n.incoming.end(), later);
+    const Incoming in = n.incoming.back();
+    n.incoming.pop_back();
+    if (ranks_[static_cast<size_t>(in.dst_index)].state == RankState::Done) continue;  // its messages are gone
+    Message* m = in.m;
+    const net::Route path = net_->route(core_of(m->src), core_of(m->dst));
+    const SimTime xfer = transfer_memo_.get(m->model_bytes(), path.min_bandwidth_bps);
+    // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees.
+    const SimTime done = max(in.t_arrive, n.eject_free + xfer);
+    n.eject_free = done;
+    if (done > in.t_arrive) {
+      m->set_delayed();
+      delayed_[m] = done;
+    }
+  }
+}
+
+SimTime Engine::receive_done(Rank& r, const Message* m, SimTime when) {
+  if (m->delayed()) [[unlikely]] {
+    auto it = delayed_.find(m);
+    when = max(when, it->second);
+    delayed_.erase(it);
+  }
+  (void)r;
+  return when + or_;  // the receive overhead, from the match (or the data's arrival) on
+}
+
+void Engine::complete_rendezvous_recv(Rank& r, Message* m) {
+  const int id = static_cast<int>(m->ack_token >> 32);
+  const uint32_t gen = static_cast<uint32_t>(m->ack_token & 0xffffffff);
+  if (valid_request(id) && requests_[static_cast<size_t>(id)].gen == gen) {
+    Request& q = requests_[static_cast<size_t>(id)];
+    q.awaiting_data = false;
+    q.complete = true;
+    q.completion = receive_done(r, m, m->t_arrive);
+    if (q.user_freed) release_request(id);
+  } else if (m->delayed()) {
+    delayed_.erase(m);
+  }
+  Message::destroy(m);
 }
 
 void Engine::defer_delivery(Message* m) {
@@ -206,6 +327,15 @@ void Engine::deliver_local(Message* m) {
   }
   d.arrivals.push_back(m);
   std::push_heap(d.arrivals.begin(), d.arrivals.end(), LaterArrival{});
+  if (contention_ && m->model_bytes() && inter_node(m->src, m->dst)) [[unlikely]] {  // through the ejection link
+    NodeNic& n = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(d.index)])];
+    n.incoming.push_back({m->t_arrive, m->src, m->seq, m, d.index});
+    std::push_heap(n.incoming.begin(), n.incoming.end(), [](const Incoming& a, const Incoming& b) {
+      if (a.t_arrive != b.t_arrive) return a.t_arrive > b.t_arrive;
+      if (a.src != b.src) return a.src > b.src;
+      return a.seq > b.seq;
+    });
+  }
   if (d.state == RankState::Blocked && (!d.queued || m->t_arrive < d.queue_key)) enqueue(d, m->t_arrive);
 }
 
@@ -254,6 +384,7 @@ void Engine::apply_next() {
   std::pop_heap(applied_.begin(), applied_.end(), LaterArrival{});
   Message* m = applied_.back();
   applied_.pop_back();
+  if (m->src_in_comm == kRendezvousFamily) return handle_cts(m);
   Rank* d = local_rank(m->dst);
   if (priv_ && d) priv_->enter(static_cast<size_t>(d->index));  // the memory it touches is that rank's
   AppliedHook hook = m->src_in_comm >= 0 && m->src_in_comm < kAppliedFamilies ? applied_hooks_[m->src_in_comm]
@@ -265,6 +396,9 @@ void Engine::apply_next() {
 }
 
 void Engine::process_due_arrivals(Rank& r, SimTime upto) {
+  // Every message to r's node due by `upto` is known (r is the earliest rank, inside the window): time
+  // them through the node's ejection link in arrival order, before any of them is received.
+  if (contention_) finalize_incoming(nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])], upto);
   while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
     std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
     Message* m = r.arrivals.back();
@@ -281,14 +415,18 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
       Message::destroy(m);
       continue;
     }
+    if (m->kind() == Message::kRdata) {
+      complete_rendezvous_recv(r, m);
+      continue;
+    }
     bool matched = false;
     for (size_t i = 0; i < r.posted.size(); ++i) {
       int id = r.posted[i];
       Request& q = requests_[static_cast<size_t>(id)];
       if (matches(q, m)) {
         r.posted.erase(r.posted.begin() + static_cast<long>(i));
-        match_recv(r, q, m, m->t_arrive);
-        if (q.user_freed) release_request(id);
+        match_recv(r, id, q, m, m->t_arrive);
+        if (q.user_freed && q.complete) release_request(id);
         matched = true;
         break;
       }
@@ -297,7 +435,7 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
   }
 }
 
-inline void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
+inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime when) {
   const native::TypeFacts type_facts = native::type_facts(q.type);  // one look-up per message
   uint64_t capacity = q.count > 0 ? type_facts.size * static_cast<uint64_t>(q.count) : 0;
   uint64_t n = m->bytes();
@@ -314,9 +452,27 @@ inline void Engine::match_recv(Rank& r, Request& q, Message* m, SimTime when) {
   q.st_source = m->src_in_comm;
   q.st_tag = m->tag;
   q.st_bytes = n;
-  q.complete = true;
-  q.completion = when;
   if (observer_) [[unlikely]] notify_received(observer_, r, *m);
+  if (m->kind() == Message::kRts) [[unlikely]] {
+    // Rendezvous: the data is copied (it travelled with the request to send), but the receive completes when
+    // the data's arrival is timed (kRdata). The clear-to-send goes back to the sender's process.
+    q.awaiting_data = true;
+    Message* c = make_message(0);
+    c->t_arrive = when + message_latency(r.world, m->src, 0);
+    c->seq = r.send_seq++;
+    c->ctx = static_cast<uint64_t>(ack_token(id, q.gen));
+    c->ack_token = m->ack_token;
+    c->src = r.world;
+    c->dst = m->src;
+    c->src_in_comm = kRendezvousFamily;
+    c->tag = 0;
+    c->set_kind(Message::kApplied);
+    Message::destroy(m);
+    route(c);
+    return;
+  }
+  q.complete = true;
+  q.completion = loggp_ ? receive_done(r, m, when) : when;
   if (m->ack_token >= 0) send_ack(r, m, when);
   Message::destroy(m);
 }
@@ -348,7 +504,7 @@ int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int t
     Message* m = r.unexpected[i];
     if (matches(q, m)) {
       r.unexpected.erase(r.unexpected.begin() + static_cast<long>(i));
-      match_recv(r, q, m, r.clock);
+      match_recv(r, id, q, m, r.clock);
       return id;
     }
   }
@@ -402,12 +558,12 @@ int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
 bool Engine::test(int id) {
   Rank& r = *current_;
   Request& q = requests_[static_cast<size_t>(id)];
-  if (!q.complete) {
+  if (!done_by_now(q)) {
     ensure_earliest();
     process_arrivals(r, r.clock);
     progress(r);
   }
-  bool done = q.complete;
+  bool done = done_by_now(q);
   charge_poll();
   return done;
 }
@@ -421,7 +577,7 @@ void Engine::refresh_arrivals() {
 bool Engine::cancel(int id) {
   Rank& r = *current_;
   Request& q = requests_[static_cast<size_t>(id)];
-  if (q.kind != Request::Kind::Recv || q.complete) return false;
+  if (q.kind != Request::Kind::Recv || q.complete || q.awaiting_data) return false;
   auto it = std::find(r.posted.begin(), r.posted.end(), id);
   if (it != r.posted.end()) r.posted.erase(it);
   q.complete = true;
@@ -473,7 +629,7 @@ void Engine::mrecv(int id, void* buf, int count, MPI_Datatype type) {
   q.source = m->src_in_comm;
   q.tag = m->tag;
   q.ctx = m->ctx;
-  match_recv(r, q, m, r.clock);  // the message arrived before it was probed: it completes now
+  match_recv(r, id, q, m, r.clock);  // the message arrived before it was probed: it is received now
 }
 
 int Engine::new_request(Request::Kind kind) {

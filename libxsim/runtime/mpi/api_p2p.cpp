@@ -30,13 +30,13 @@ template <bool recv>
 }
 constexpr bool kSend = false, kRecv = true;
 
-// Sends on the communicator's point-to-point context. Returns the request id of a synchronous send, or
-// -1 for an eager one.
-[[gnu::always_inline]] inline int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm& c, bool sync) {
+// Sends on the communicator's point-to-point context. Returns the request id of a synchronous or
+// rendezvous send (complete later), or -1 for one complete on return. `buffered`: always eager.
+[[gnu::always_inline]] inline int do_send(const void* buf, int count, MPI_Datatype type, int dest, int tag, Comm& c,
+                                          bool sync, bool buffered = false) {
   if (dest == MPI_PROC_NULL) return -1;
   int sync_req = sync ? E().new_send_request(false) : -1;
-  E().send(buf, count, type, c.peer_world(dest), tag, c.p2p_ctx(), my_rank_in(c), sync_req);
-  return sync_req;
+  return E().send(buf, count, type, c.peer_world(dest), tag, c.p2p_ctx(), my_rank_in(c), sync_req, buffered);
 }
 
 [[gnu::always_inline]] inline int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, Comm& c) {
@@ -188,7 +188,7 @@ int send_entry(const char* name, const void* buf, int count, MPI_Datatype type, 
     check_p2p<kSend>(comm, buf, count, type, dest, tag, c);
     if constexpr (nonblocking) check_pointer(req, MPI_ERR_REQUEST, "the request");
     if constexpr (mode == SendMode::buffered) bsend_check(buf, count, type);
-    int id = do_send(buf, count, type, dest, tag, *c, mode == SendMode::synchronous);
+    int id = do_send(buf, count, type, dest, tag, *c, mode == SendMode::synchronous, mode == SendMode::buffered);
     if constexpr (nonblocking) {  // hand out a request (already complete unless synchronous)
       *req = to_handle(id >= 0 ? id : E().new_send_request(true));
     } else if (id >= 0) {
@@ -257,8 +257,12 @@ XSIM_API int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int 
     check_p2p<kSend>(comm, sbuf, scount, stype, dest, stag, c);
     check_p2p<kRecv>(comm, rbuf, rcount, rtype, source, rtag, c);
     int id = do_irecv(rbuf, rcount, rtype, source, rtag, *c);
-    do_send(sbuf, scount, stype, dest, stag, *c, false);
+    int sid = do_send(sbuf, scount, stype, dest, stag, *c, false);
     wait_id(id, "MPI_Sendrecv", source, rtag, comm);
+    if (sid >= 0) {  // a rendezvous send: complete when its data has left
+      wait_id(sid, "MPI_Sendrecv", dest, stag, comm);
+      E().release_request(sid);
+    }
     check_truncation(finish(id, status));
   });
 }
@@ -269,9 +273,13 @@ XSIM_API int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int d
     Comm* c;
     check_p2p<kSend>(comm, buf, count, type, dest, stag, c);
     check_p2p<kRecv>(comm, buf, count, type, source, rtag, c);
-    do_send(buf, count, type, dest, stag, *c, false);  // eager: the data is copied before the receive
+    int sid = do_send(buf, count, type, dest, stag, *c, false);  // the data is copied before the receive
     int id = do_irecv(buf, count, type, source, rtag, *c);
     wait_id(id, "MPI_Sendrecv_replace", source, rtag, comm);
+    if (sid >= 0) {  // a rendezvous send: complete when its data has left
+      wait_id(sid, "MPI_Sendrecv_replace", dest, stag, comm);
+      E().release_request(sid);
+    }
     check_truncation(finish(id, status));
   });
 }
@@ -369,12 +377,12 @@ XSIM_API int MPI_Testall(int n, MPI_Request reqs[], int* flag, MPI_Status status
     std::vector<int> ids = ids_of(n, reqs);
     bool all = true;
     for (int id : ids)
-      if (id >= 0 && !E().request(id).complete) all = false;
+      if (id >= 0 && !E().done_by_now(E().request(id))) all = false;
     if (!all) {
       E().refresh_arrivals();
       all = true;
       for (int id : ids)
-        if (id >= 0 && !E().request(id).complete) all = false;
+        if (id >= 0 && !E().done_by_now(E().request(id))) all = false;
     }
     E().charge_poll();
     *flag = all ? 1 : 0;
@@ -391,7 +399,7 @@ XSIM_API int MPI_Testany(int n, MPI_Request reqs[], int* index, int* flag, MPI_S
     int best = -1;
     for (int i = 0; i < n; ++i) {
       int id = ids[static_cast<size_t>(i)];
-      if (id >= 0 && E().request(id).complete &&
+      if (id >= 0 && E().done_by_now(E().request(id)) &&
           (best < 0 || E().request(id).completion < E().request(ids[static_cast<size_t>(best)]).completion))
         best = i;
     }
@@ -423,7 +431,7 @@ XSIM_API int MPI_Testsome(int n, MPI_Request reqs[], int* outcount, int indices[
       *outcount = MPI_UNDEFINED;
       return;
     }
-    finish_some(n, reqs, ids, outcount, indices, statuses, [](const Request& q) { return q.complete; });
+    finish_some(n, reqs, ids, outcount, indices, statuses, [](const Request& q) { return E().done_by_now(q); });
   });
 }
 
@@ -563,7 +571,8 @@ void start_one(MPI_Request h) {
   } else {
     SendMode mode = static_cast<SendMode>(p.mode);
     if (mode == SendMode::buffered) bsend_check(p.buf, p.count, p.type);
-    inner = do_send(p.buf, p.count, p.type, p.source, p.tag, c, mode == SendMode::synchronous);
+    inner = do_send(p.buf, p.count, p.type, p.source, p.tag, c, mode == SendMode::synchronous,
+                    mode == SendMode::buffered);
     if (inner < 0) inner = E().new_send_request(true);
   }
   E().request(id).inner = inner;
@@ -694,6 +703,7 @@ XSIM_API int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* msg
   return guarded("MPI_Mrecv", kReqComm, [&] {
     int id = matched_recv(buf, count, type, msg);
     if (id < 0) return proc_null_status(status);
+    E().wait(id, BlockInfo{"MPI_Mrecv", -3, kAnyTag, MPI_COMM_NULL});  // a rendezvous message's data, a receive overhead
     check_truncation(finish(id, status));
   });
 }

@@ -246,6 +246,31 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
 }
 
 // The first non-zero exit code of any rank, ordered by virtual finish time then rank; same on every process.
+// The loggp model's NIC state (endpoint contention, a gap) lives with the node's ranks: every simulated node
+// must then sit in one native process. Block placement guarantees it; another placement over several
+// processes may split a node. Returns the error to print, or "".
+std::string split_node_error(const Options& opt, const BuiltNetwork& built, int nprocs) {
+  const bool nic = opt.model == NetModel::loggp &&
+                   (opt.contention == Contention::endpoint || opt.network.gap > SimTime::zero());
+  if (!nic || nprocs == 1 || built.core_of_rank.empty()) return "";
+  const int64_t cpn = std::max<int64_t>(1, built.cores_per_node);
+  const std::vector<int64_t> blocks = Engine::block_starts(opt.np, nprocs, false, cpn);
+  std::vector<int32_t> owner(static_cast<size_t>(built.nodes > 0 ? built.nodes : opt.np), -1);
+  for (int p = 0; p < nprocs; ++p)
+    for (int64_t r = blocks[static_cast<size_t>(p)]; r < blocks[static_cast<size_t>(p) + 1]; ++r) {
+      const int64_t node = built.core(r) / cpn;
+      if (static_cast<size_t>(node) >= owner.size()) owner.resize(static_cast<size_t>(node) + 1, -1);
+      int32_t& o = owner[static_cast<size_t>(node)];
+      if (o >= 0 && o != p)
+        return "-xsim-placement " + opt.network.placement + " puts the ranks of simulated node " + std::to_string(node) +
+               " on native processes " + std::to_string(o) + " and " + std::to_string(p) +
+               "; the loggp model's NIC (-xsim-contention endpoint, a gap) needs each node's ranks in one process: "
+               "use -xsim-placement block, one native process, or -xsim-contention none without a gap";
+      o = p;
+    }
+  return "";
+}
+
 int global_exit_code(const Engine& e) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t key[2] = {kMax, kMax};
@@ -300,10 +325,15 @@ int xsim_main(int argc, char** argv, char** envp) {
   BuiltNetwork built;
   std::unique_ptr<proc::ProcessorModel> cpu;
   try {
-    built = build_network(opt.network, opt.np);
+    built = build_network(opt.network, opt.np, /*overheads_in_latency=*/opt.model == NetModel::analytic);
     cpu = opt.cpu == CpuModel::none ? proc::make_none_model() : proc::make_scaled_model(opt.cpu_scale);
   } catch (const std::exception& err) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
+    PMPI_Finalize();
+    return 2;
+  }
+  if (std::string split = split_node_error(opt, built, nprocs); !split.empty()) {
+    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", split.c_str());
     PMPI_Finalize();
     return 2;
   }

@@ -107,6 +107,8 @@ class EngineNet final : public coll::ReplayNet {
     sent_[a].bytes += bytes;
     return arrive;
   }
+  SimTime send_overhead() const override { return e_.send_overhead(); }
+  SimTime receive(int, SimTime matched) override { return matched + e_.recv_overhead(); }  // Engine::receive_done
   void reduce(int i, const void* in, void* inout, int count, MPI_Datatype type) override {
     const Waiter& w = *ws_[static_cast<size_t>(i)];
     if (user_op_) e_.enter_globals(*w.rank);  // the user's function sees the globals of the rank it works for
@@ -250,6 +252,8 @@ bool in_private_image(const void* buf, int count, MPI_Datatype type) {
 bool replay_allreduce(Comm& c, const char* call, const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                       MPI_Op op) {
   if (!eligible(c) || count == 0) return false;
+  // Under loggp with overheads, a NIC or rendezvous the message path times differently: every member takes it.
+  if (!g_engine->replay_times_exact(native::type_size(type) * static_cast<uint64_t>(count))) return false;
   Waiter w;
   w.rank = &g_engine->current();
   w.entry = w.rank->clock;

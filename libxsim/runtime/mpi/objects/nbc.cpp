@@ -115,8 +115,8 @@ class NbcTransport final : public coll::Transport {
   int rank() const override { return n_.me; }
   int size() const override { return n_.comm->size; }
   int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag) override {
-    g_engine->send(buf, count, type, n_.comm->world_of(dest), tag, n_.context, n_.me, -1);
-    return g_engine->new_send_request(true);
+    int id = g_engine->send(buf, count, type, n_.comm->world_of(dest), tag, n_.context, n_.me, -1);
+    return id >= 0 ? id : g_engine->new_send_request(true);  // a rendezvous send completes later
   }
   int irecv(void* buf, int count, MPI_Datatype type, int source, int tag) override {
     return g_engine->post_recv(buf, count, type, source, tag, n_.context);

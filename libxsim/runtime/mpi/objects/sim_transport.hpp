@@ -18,8 +18,8 @@ class CommTransport final : public coll::Transport {
   int rank() const override { return me_; }
   int size() const override { return kPeers ? c_.peer_size() : c_.size; }
   int isend(const void* buf, int count, MPI_Datatype type, int dest, int tag) override {
-    g_engine->send(buf, count, type, kPeers ? c_.peer_world(dest) : c_.world_of(dest), tag, c_.coll_ctx(), me_, -1);
-    return g_engine->new_send_request(true);
+    int id = g_engine->send(buf, count, type, kPeers ? c_.peer_world(dest) : c_.world_of(dest), tag, c_.coll_ctx(), me_, -1);
+    return id >= 0 ? id : g_engine->new_send_request(true);  // a rendezvous send completes later
   }
   int irecv(void* buf, int count, MPI_Datatype type, int source, int tag) override {
     return g_engine->post_recv(buf, count, type, source, tag, c_.coll_ctx());
