@@ -74,14 +74,14 @@ struct Message {
   static constexpr int32_t kData = 0, kAck = 1, kApplied = 2, kRts = 3, kRdata = 4;
   static constexpr uint64_t kMaxBytes = (uint64_t{1} << 56) - 1;  // larger payloads cannot be created
   static constexpr uint64_t kLinePayload = 8;   // payloads up to this size share the header's cache line
-  // Set (in the kind byte's top bit) on a message whose data the ejection link delays beyond t_arrive (loggp
-  // endpoint contention): the time its last byte is at the receiver is kept by its engine (Engine::delayed_).
-  static constexpr uint64_t kDelayedBit = uint64_t{1} << 63;
+  // Set (in the kind byte's top bits) on a message whose data the ejection link delays beyond t_arrive (loggp
+  // endpoint contention): the time its last byte is at the receiver is in ack_token when that is free (a
+  // data message that is not synchronous: kDelayInAckBit), else kept by its engine (Engine::delayed_).
+  static constexpr uint64_t kDelayedBit = uint64_t{1} << 63, kDelayInAckBit = uint64_t{1} << 62;
   uint64_t bytes() const { return size_kind & kMaxBytes; }
-  int32_t kind() const { return static_cast<int32_t>((size_kind >> 56) & 0x7f); }
+  int32_t kind() const { return static_cast<int32_t>((size_kind >> 56) & 0x3f); }
   void set_kind(int32_t k) { size_kind = bytes() | static_cast<uint64_t>(k) << 56; }
   bool delayed() const { return (size_kind & kDelayedBit) != 0; }
-  void set_delayed() { size_kind |= kDelayedBit; }
   // The bytes the network model times it by: the payload's, a rendezvous data message's model size, none
   // for the protocol's control messages.
   uint64_t model_bytes() const {
@@ -777,7 +777,15 @@ class Engine {
   struct NodeNic {
     SimTime inject_free, eject_free;
     std::vector<Incoming> incoming;
+    uint32_t awaiting_cts = 0;  // rendezvous sends of the node's ranks whose clear-to-send is still to come
   };
+  // Whether a send from the current rank must first be the earliest of its process, so that its node's NIC
+  // serves sends (and clear-to-sends) in virtual-time order: not needed when the node has one core and no
+  // clear-to-send can come (the rank's own sends are in its clock's order).
+  bool nic_order_needed() const {
+    return cores_per_node_ > 1 ||
+           nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(current_->index)])].awaiting_cts > 0;
+  }
   std::vector<NodeNic> nics_;
   std::vector<int32_t> nic_of_local_;       // local rank index -> its node's entry in nics_
   std::unordered_map<const Message*, SimTime> delayed_;  // Message::delayed(): when its last byte arrives
@@ -785,6 +793,7 @@ class Engine {
   void setup_loggp();
   int send_rendezvous(Rank& r, Message* m, int req);
   void finalize_incoming(NodeNic& n, SimTime upto);  // times n's incoming messages due by `upto` (ejection)
+  void time_ejection(NodeNic& n, Message* m);       // m through n's ejection link, after everything before it
   SimTime receive_done(Rank& r, const Message* m, SimTime when);  // completion of a receive of m matched at `when`
   void handle_cts(Message* m);              // a clear-to-send reached the sender's process
   void complete_rendezvous_recv(Rank& r, Message* m);  // a kRdata arrival

@@ -107,7 +107,7 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   if (const Rank* d = local_rank(dst)) __builtin_prefetch(d, 1);
   // loggp: a send that uses its node's NIC waits until it is the earliest rank of its process, so that the
   // NIC serves the node's sends in virtual-time order (the same for any number of native processes).
-  if (nic_ && inter_node(current_->world, dst)) ensure_earliest();
+  if (nic_ && inter_node(current_->world, dst) && nic_order_needed()) ensure_earliest();
   Rank& r = *current_;
   if (os_ > SimTime::zero()) {  // loggp's send overhead: CPU time of the sender before the message leaves
     r.clock += os_;
@@ -158,6 +158,7 @@ int Engine::send_rendezvous(Rank& r, Message* m, int req) {
   // The request to send: a zero-byte message that carries the payload along (the data is copied now; its
   // transfer is timed when the receiver's clear-to-send reaches the sender, handle_cts).
   if (req < 0) req = new_send_request(false);
+  if (nic_) ++nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])].awaiting_cts;
   Request& q = requests_[static_cast<size_t>(req)];
   q.st_bytes = m->bytes();
   m->set_kind(Message::kRts);
@@ -178,6 +179,7 @@ void Engine::handle_cts(Message* c) {
   const uint32_t gen = static_cast<uint32_t>(c->ack_token & 0xffffffff);
   const uint64_t recv_token = c->ctx;
   Message::destroy(c);
+  if (nic_) --nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(sender - first_local_)])].awaiting_cts;
   if (!valid_request(id) || requests_[static_cast<size_t>(id)].gen != gen) return;  // cannot happen: sends are not cancelled
   Request& q = requests_[static_cast<size_t>(id)];
   const uint64_t bytes = q.st_bytes;
@@ -217,14 +219,22 @@ void Engine::finalize_incoming(NodeNic& n, SimTime upto) {
     const Incoming in = n.incoming.back();
     n.incoming.pop_back();
     if (ranks_[static_cast<size_t>(in.dst_index)].state == RankState::Done) continue;  // its messages are gone
-    Message* m = in.m;
-    const net::Route path = net_->route(core_of(m->src), core_of(m->dst));
-    const SimTime xfer = transfer_memo_.get(m->model_bytes(), path.min_bandwidth_bps);
-    // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees.
-    const SimTime done = max(in.t_arrive, n.eject_free + xfer);
-    n.eject_free = done;
-    if (done > in.t_arrive) {
-      m->set_delayed();
+    time_ejection(n, in.m);
+  }
+}
+
+void Engine::time_ejection(NodeNic& n, Message* m) {
+  const net::Route path = net_->route(core_of(m->src), core_of(m->dst));
+  const SimTime xfer = transfer_memo_.get(m->model_bytes(), path.min_bandwidth_bps);
+  // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees.
+  const SimTime done = max(m->t_arrive, n.eject_free + xfer);
+  n.eject_free = done;
+  if (done > m->t_arrive) {
+    if (m->kind() == Message::kData && m->ack_token < 0) {  // the usual case: kept in the message
+      m->size_kind |= Message::kDelayedBit | Message::kDelayInAckBit;
+      m->ack_token = done.ps();
+    } else {
+      m->size_kind |= Message::kDelayedBit;
       delayed_[m] = done;
     }
   }
@@ -232,9 +242,13 @@ void Engine::finalize_incoming(NodeNic& n, SimTime upto) {
 
 SimTime Engine::receive_done(Rank& r, const Message* m, SimTime when) {
   if (m->delayed()) [[unlikely]] {
-    auto it = delayed_.find(m);
-    when = max(when, it->second);
-    delayed_.erase(it);
+    if (m->size_kind & Message::kDelayInAckBit) {
+      when = max(when, SimTime::from_ps(m->ack_token));
+    } else {
+      auto it = delayed_.find(m);
+      when = max(when, it->second);
+      delayed_.erase(it);
+    }
   }
   (void)r;
   return when + or_;  // the receive overhead, from the match (or the data's arrival) on
@@ -249,7 +263,7 @@ void Engine::complete_rendezvous_recv(Rank& r, Message* m) {
     q.complete = true;
     q.completion = receive_done(r, m, m->t_arrive);
     if (q.user_freed) release_request(id);
-  } else if (m->delayed()) {
+  } else if (m->delayed() && !(m->size_kind & Message::kDelayInAckBit)) {
     delayed_.erase(m);
   }
   Message::destroy(m);
@@ -327,7 +341,9 @@ void Engine::deliver_local(Message* m) {
   }
   d.arrivals.push_back(m);
   std::push_heap(d.arrivals.begin(), d.arrivals.end(), LaterArrival{});
-  if (contention_ && m->model_bytes() && inter_node(m->src, m->dst)) [[unlikely]] {  // through the ejection link
+  // Through the ejection link, timed in arrival order over the node's messages (finalize_incoming); a node
+  // of one core has only this rank's, timed as it processes them (process_due_arrivals).
+  if (contention_ && cores_per_node_ > 1 && m->model_bytes() && inter_node(m->src, m->dst)) [[unlikely]] {
     NodeNic& n = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(d.index)])];
     n.incoming.push_back({m->t_arrive, m->src, m->seq, m, d.index});
     std::push_heap(n.incoming.begin(), n.incoming.end(), [](const Incoming& a, const Incoming& b) {
@@ -398,11 +414,13 @@ void Engine::apply_next() {
 void Engine::process_due_arrivals(Rank& r, SimTime upto) {
   // Every message to r's node due by `upto` is known (r is the earliest rank, inside the window): time
   // them through the node's ejection link in arrival order, before any of them is received.
-  if (contention_) finalize_incoming(nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])], upto);
+  NodeNic* nic = contention_ ? &nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])] : nullptr;
+  if (nic && cores_per_node_ > 1) finalize_incoming(*nic, upto);
   while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
     std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
     Message* m = r.arrivals.back();
     r.arrivals.pop_back();
+    if (nic && cores_per_node_ == 1 && m->model_bytes() && m->src != m->dst) time_ejection(*nic, m);
     if (m->kind() == Message::kAck) {
       int id = static_cast<int>(m->ack_token >> 32);
       uint32_t gen = static_cast<uint32_t>(m->ack_token & 0xffffffff);
@@ -473,7 +491,7 @@ inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime 
   }
   q.complete = true;
   q.completion = loggp_ ? receive_done(r, m, when) : when;
-  if (m->ack_token >= 0) send_ack(r, m, when);
+  if (m->ack_token >= 0 && !(m->size_kind & Message::kDelayInAckBit)) send_ack(r, m, when);
   Message::destroy(m);
 }
 
