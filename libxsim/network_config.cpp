@@ -317,6 +317,16 @@ std::vector<int32_t> parse_placement(std::istream& in, const std::string& name, 
   return out;
 }
 
+namespace {
+void set_bands(net::Network& n, const NetworkSpec& r) {
+  try {
+    n.set_size_bands(r.bands);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("[[network.band]]: " + std::string(e.what()));
+  }
+}
+}  // namespace
+
 BuiltNetwork build_network(const NetworkSpec& spec, int64_t np, bool overheads_in_latency) {
   BuiltNetwork b;
   int64_t total = 0;
@@ -334,6 +344,7 @@ BuiltNetwork build_network(const NetworkSpec& spec, int64_t np, bool overheads_i
   }
   if (levels.size() == 1) {
     b.network = std::move(levels[0]);
+    set_bands(*b.network, r);
   } else {
     std::unique_ptr<net::Hierarchy> h;
     try {
@@ -342,6 +353,7 @@ BuiltNetwork build_network(const NetworkSpec& spec, int64_t np, bool overheads_i
       throw ConfigError("network " + short_form(r) + ": " + e.what());
     }
     h->set_overheads(ovh);
+    set_bands(*h, r);
     b.node_latency = h->min_latency_across(0);
     b.network = std::move(h);
   }

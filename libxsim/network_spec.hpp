@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "xsim/netmodel/network.hpp"
 #include "xsim/simtime.hpp"
 
 namespace xsim {
@@ -90,6 +91,9 @@ struct NetworkSpec {
   SimTime gap = SimTime::zero();
   // The preset's eager limit in bytes (-xsim-eager overrides it); 0: none (kDefaultEager applies).
   uint64_t eager = 0;
+  // Size bands (TOML [[network.band]] only; xsim-calibrate writes them): corrections of the latency and
+  // bandwidth by message size (net::SizeBand). Default: none.
+  std::vector<net::SizeBand> bands;
   // Rank placement: "block" (rank r on core r), "roundrobin" (rank r on node r mod nodes, next free core
   // there) or "file" (placement_file). Default: "block".
   std::string placement = "block";

@@ -2,6 +2,8 @@
 // one-level network) and its [[network.level]] tables, read (-xsim-config) and written (-xsim-print-config).
 // The level keys are those of the inline form (network_keys.hpp). See docs/network-config.md.
 #include <algorithm>
+#include <cstdio>
+#include <stdexcept>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -17,7 +19,7 @@ namespace {
 
 // The keys of [network] that are not level keys.
 constexpr const char* kNetworkKeys[] = {"preset", "placement", "placement_file", "send_overhead", "recv_overhead", "gap",
-                                        "level"};
+                                        "level", "band"};
 
 class NetworkReader : public TomlReader {
  public:
@@ -91,6 +93,59 @@ class NetworkReader : public TomlReader {
       fail(w, "unknown topology " + quoted(topo) + "; known topologies: " + join(topology_names()) +
                   suggestion(topo, topology_names()));
     return topo;
+  }
+
+  // A factor of a [[network.band]]: a number (integer or float).
+  double factor(const toml::node& n, std::string_view key) const {
+    if (n.is_floating_point()) return n.as_floating_point()->get();
+    if (n.is_integer()) return static_cast<double>(n.as_integer()->get());
+    wrong_type(n, "network.band", key, "a number such as 1.25");
+  }
+
+  // [[network.band]] tables: from (a size), latency_factor, bandwidth_factor (net::SizeBand).
+  std::vector<net::SizeBand> bands(const toml::node& node) const {
+    if (!node.is_array_of_tables())
+      fail(where(at(node), "network", "band"),
+           "expected an array of tables ([[network.band]] sections), got " + std::string(type_name(node)));
+    std::vector<net::SizeBand> out;
+    for (const toml::node& e : *node.as_array()) {
+      const toml::table& bt = *e.as_table();
+      net::SizeBand b;
+      bool has_from = false;
+      for (auto&& [key, n] : bt) {
+        std::string_view k = key.str();
+        std::string w = where(at(n), "network.band", k);
+        if (k == "from") {
+          has_from = true;
+          if (n.is_integer()) {
+            if (n.as_integer()->get() < 0) fail(w, "a size must not be negative");
+            b.from = static_cast<uint64_t>(n.as_integer()->get());
+          } else {
+            try {
+              b.from = parse_size(str(n, "network.band", k, "a size such as \"64K\" or a byte count"));
+            } catch (const std::invalid_argument& err) {
+              fail(w, err.what());
+            }
+          }
+        } else if (k == "latency_factor") {
+          b.latency = factor(n, k);
+          if (!(b.latency >= 1.0) || b.latency > 1e6)
+            fail(w, "must be between 1 and 1e6 (the network's smallest latency is the simulator's lookahead; "
+                    "lower the level's latency instead of a factor below 1)");
+        } else if (k == "bandwidth_factor") {
+          b.bandwidth = factor(n, k);
+          if (!(b.bandwidth > 0.0) || b.bandwidth > 1e6) fail(w, "must be above 0 and at most 1e6");
+        } else {
+          unknown_key(key, "network.band", {"from", "latency_factor", "bandwidth_factor"});
+        }
+      }
+      if (!has_from) fail(at(bt), "[[network.band]] needs from = SIZE (the smallest message size it applies to)");
+      if (!out.empty() && b.from <= out.back().from)
+        fail(at(bt), "[[network.band]] from = " + std::to_string(b.from) + " bytes: bands must start at increasing "
+                     "sizes (the one before starts at " + std::to_string(out.back().from) + ")");
+      out.push_back(b);
+    }
+    return out;
   }
 
   void network(const toml::table& t, NetworkSpec& out) const {
@@ -188,6 +243,8 @@ class NetworkReader : public TomlReader {
         ns.recv_overhead = time(n, "network", k);
       } else if (k == "gap") {
         ns.gap = time(n, "network", k);
+      } else if (k == "band") {
+        ns.bands = bands(n);
       }
     }
     if (const toml::node* pf = t.get("placement_file")) {
@@ -210,7 +267,7 @@ void read_network_table(const TomlReader& r, const toml::table& t, NetworkSpec& 
 
 bool is_network_home_key(std::string_view key) {
   for (const char* k : {"preset", "topology", "endpoints", "latency", "bandwidth", "send_overhead", "recv_overhead", "gap",
-                        "placement", "placement_file", "size", "level"})
+                        "placement", "placement_file", "size", "level", "band"})
     if (key == k) return true;
   return false;
 }
@@ -261,6 +318,12 @@ std::string network_to_toml(const NetworkSpec& n) {
       if (lv.global_latency != SimTime::zero()) s += "global_latency = " + str(format_time(lv.global_latency)) + "\n";
       if (lv.global_bandwidth_bps) s += "global_bandwidth = " + str(format_bandwidth(lv.global_bandwidth_bps)) + "\n";
     }
+  }
+  for (const net::SizeBand& b : n.bands) {
+    char line[160];
+    std::snprintf(line, sizeof line, "\n[[network.band]]\nfrom = %llu\nlatency_factor = %.17g\nbandwidth_factor = %.17g\n",
+                  static_cast<unsigned long long>(b.from), b.latency, b.bandwidth);
+    s += line;
   }
   return s;
 }

@@ -379,7 +379,7 @@ constexpr OptionDef kOptions[] = {
      "loggp: largest message sent eagerly; larger ones use rendezvous (auto: the preset's limit, else 64K)",
      {[](Options& o, std::string_view v, const std::string& w) { o.eager = to_eager(v, w); },
       [](const Options& o) { return o.eager >= 0 ? format_size(static_cast<uint64_t>(o.eager)) : std::string("auto"); },
-      kString, "\"auto\" or a size string such as \"64K\""}},
+      kString | kInteger, "\"auto\", a size string such as \"64K\" or a byte count"}},
     {"contention", "XSIM_CONTENTION", "model", "contention", "none|endpoint|links",
      "loggp: contention model (endpoint: each node's injection and ejection link serializes its messages)",
      {[](Options& o, std::string_view v, const std::string& w) { o.contention = to_contention(v, w); },

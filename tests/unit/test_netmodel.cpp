@@ -76,6 +76,33 @@ TEST(NetmodelStar, MessagesBeyondTwoGiBAndTheTimeLimit) {
   EXPECT_THROW(Network::transfer_time(uint64_t{1} << 62, 1), std::overflow_error);
 }
 
+// Size bands (calibration): a band scales the route latency and the bottleneck bandwidth of the messages in
+// its size range; below the first band nothing changes; overheads are never scaled.
+TEST(NetmodelSizeBands, ScaleLatencyAndBandwidthByRange) {
+  auto star = make_star(4, SimTime::from_ns(1000), 8'000'000'000);  // 2 us, 1 GB/s
+  star->set_overheads({SimTime::from_ns(100), SimTime::from_ns(200)});
+  star->set_size_bands({{1024, 1.5, 1.0}, {65536, 1.0, 0.5}});
+  const SimTime ovh = SimTime::from_ns(300);
+  EXPECT_EQ(star->message_latency(0, 1, 1000), SimTime::from_ns(2000 + 1000) + ovh);         // below: unchanged
+  EXPECT_EQ(star->message_latency(0, 1, 1024), SimTime::from_ns(3000 + 1024) + ovh);         // latency x 1.5
+  EXPECT_EQ(star->message_latency(0, 1, 65535), SimTime::from_ns(3000 + 65535) + ovh);
+  EXPECT_EQ(star->message_latency(0, 1, 65536), SimTime::from_ns(2000 + 2 * 65536) + ovh);   // bandwidth x 0.5
+  Network::TransferMemo memo;
+  EXPECT_EQ(star->message_latency(0, 1, 65536, memo), SimTime::from_ns(2000 + 2 * 65536) + ovh);
+  SimTime x;
+  EXPECT_EQ(star->route_latency(star->route(0, 1), 2048, &x), SimTime::from_ns(3000 + 2048));
+  EXPECT_EQ(x, SimTime::from_ns(2048));
+  EXPECT_EQ(star->min_latency(), SimTime::from_ns(2000) + ovh);  // factors >= 1: still the smallest
+}
+
+TEST(NetmodelSizeBands, BadBandsAreRefused) {
+  auto star = make_star(4, SimTime::from_ns(1000), 8'000'000'000);
+  EXPECT_THROW(star->set_size_bands({{10, 0.9, 1.0}}), std::invalid_argument);   // latency below 1: lookahead
+  EXPECT_THROW(star->set_size_bands({{10, 1.0, 0.0}}), std::invalid_argument);
+  EXPECT_THROW(star->set_size_bands({{10, 1.0, 1.0}, {10, 1.0, 1.0}}), std::invalid_argument);  // not increasing
+  EXPECT_TRUE(star->size_bands().empty());
+}
+
 TEST(NetmodelStar, TransferTimeRoundsUp) {
   // 1 byte over 3 bps: 8/3 s = 2.666... s -> rounded up to the next picosecond.
   EXPECT_EQ(Network::transfer_time(1, 3).ps(), 2'666'666'666'667);

@@ -932,6 +932,21 @@ TEST(Options, MessageModelBadValuesNameTheOption) {
   EXPECT_HAS(error_of({"app", "-xsim-mn", "star:gap=1us:gap=2us"}), "the gap is given twice");
 }
 
+TEST(Options, SizeBandsInToml) {
+  TempFile f("[network]\ntopology = \"star\"\nlatency = \"1us\"\n\n[[network.band]]\nfrom = \"64K\"\n"
+             "latency_factor = 2\nbandwidth_factor = 0.75\n\n[[network.band]]\nfrom = 1048576\nbandwidth_factor = 0.5\n");
+  Options o = parse({"app", "-xsim-config", f.path()});
+  ASSERT_EQ(o.network.bands.size(), 2u);
+  EXPECT_EQ(o.network.bands[0], (net::SizeBand{65536, 2.0, 0.75}));
+  EXPECT_EQ(o.network.bands[1], (net::SizeBand{1048576, 1.0, 0.5}));
+  TempFile g(to_toml(o));  // written back, read again: the same
+  EXPECT_EQ(parse({"app", "-xsim-config", g.path()}).network.bands, o.network.bands);
+  EXPECT_HAS(file_error("[[network.band]]\nfrom = 10\nlatency_factor = 0.5\n"), "latency_factor: must be between 1");
+  EXPECT_HAS(file_error("[[network.band]]\nlatency_factor = 2\n"), "needs from = SIZE");
+  EXPECT_HAS(file_error("[[network.band]]\nfrom = 100\n[[network.band]]\nfrom = 10\n"), "increasing sizes");
+  EXPECT_HAS(file_error("[[network.band]]\nfrom = 100\nlatency = 2\n"), "unknown key \"latency\" in [network.band]");
+}
+
 TEST(Options, EndpointTermsInline) {
   Options o = parse({"app", "-xsim-mn", "star:lat=1us:bw=1Gbps:os=5us:or=4us:gap=3us"});
   EXPECT_EQ(o.network.send_overhead, SimTime::from_ns(5000));

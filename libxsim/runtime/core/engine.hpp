@@ -790,6 +790,12 @@ class Engine {
   std::vector<int32_t> nic_of_local_;       // local rank index -> its node's entry in nics_
   std::unordered_map<const Message*, SimTime> delayed_;  // Message::delayed(): when its last byte arrives
   bool inter_node(int64_t a, int64_t b) const { return node_of(a) != node_of(b); }
+  // net::Network::route_latency, with the transfer time from transfer_memo_ when no size band applies.
+  SimTime route_latency(const net::Route& path, uint64_t bytes, SimTime* xfer) const {
+    if (!net_->size_bands().empty()) [[unlikely]] return net_->route_latency(path, bytes, xfer);
+    *xfer = transfer_memo_.get(bytes, path.min_bandwidth_bps);
+    return path.latency + *xfer;
+  }
   void setup_loggp();
   int send_rendezvous(Rank& r, Message* m, int req);
   void finalize_incoming(NodeNic& n, SimTime upto);  // times n's incoming messages due by `upto` (ejection)

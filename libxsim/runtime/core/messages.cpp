@@ -137,11 +137,12 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
     latency = message_latency(r.world, dst, bytes);
   } else {  // the node's NIC injects one message at a time: size / bandwidth each, at least the gap apart
     const net::Route path = net_->route(core_of(r.world), core_of(dst));
-    const SimTime xfer = transfer_memo_.get(bytes, path.min_bandwidth_bps);
+    SimTime xfer;
+    const SimTime wire_latency = route_latency(path, bytes, &xfer);
     NodeNic& nic = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])];
     leave = max(leave, nic.inject_free);
     nic.inject_free = leave + max(gap_, contention_ ? xfer : SimTime::zero());
-    latency = path.latency + xfer;
+    latency = wire_latency;
   }
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), leave + latency);
   m->seq = r.send_seq++;
@@ -184,7 +185,8 @@ void Engine::handle_cts(Message* c) {
   Request& q = requests_[static_cast<size_t>(id)];
   const uint64_t bytes = q.st_bytes;
   const net::Route path = net_->route(core_of(sender), core_of(receiver));
-  const SimTime xfer = net::Network::transfer_time(bytes, path.min_bandwidth_bps);
+  SimTime xfer;
+  const SimTime data_latency = route_latency(path, bytes, &xfer);
   SimTime start = t;
   if (nic_ && inter_node(sender, receiver)) {
     NodeNic& nic = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(sender - first_local_)])];
@@ -196,7 +198,7 @@ void Engine::handle_cts(Message* c) {
   if (q.user_freed) release_request(id);
   wake(sender, t);
   Message* d = make_message(0);
-  d->t_arrive = start + (core_of(sender) == core_of(receiver) ? SimTime::zero() : path.latency + xfer);
+  d->t_arrive = start + (core_of(sender) == core_of(receiver) ? SimTime::zero() : data_latency);
   d->seq = (1ull << 63) | applied_seq_++;
   d->ctx = bytes;
   d->ack_token = static_cast<int64_t>(recv_token);
@@ -225,7 +227,8 @@ void Engine::finalize_incoming(NodeNic& n, SimTime upto) {
 
 void Engine::time_ejection(NodeNic& n, Message* m) {
   const net::Route path = net_->route(core_of(m->src), core_of(m->dst));
-  const SimTime xfer = transfer_memo_.get(m->model_bytes(), path.min_bandwidth_bps);
+  SimTime xfer;
+  (void)route_latency(path, m->model_bytes(), &xfer);
   // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees.
   const SimTime done = max(m->t_arrive, n.eject_free + xfer);
   n.eject_free = done;

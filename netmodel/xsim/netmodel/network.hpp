@@ -7,6 +7,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "xsim/simtime.hpp"
 
@@ -26,6 +27,17 @@ struct Route {
 struct Overheads {
   SimTime send;  // o_s: charged on the send side of every message
   SimTime recv;  // o_r: charged on the receive side of every message
+};
+
+// A size band (calibration's piecewise corrections, docs/network-model.md "Size bands"): messages of at
+// least `from` bytes, up to the next band's `from`, have their route latency multiplied by `latency` and
+// their route's bottleneck bandwidth by `bandwidth`. latency >= 1, so that the smallest latency of the
+// network stays its min_latency() (the simulator's lookahead); bandwidth > 0.
+struct SizeBand {
+  uint64_t from = 0;
+  double latency = 1.0;
+  double bandwidth = 1.0;
+  bool operator==(const SizeBand&) const = default;
 };
 
 class Network {
@@ -53,6 +65,19 @@ class Network {
   virtual std::string describe() const = 0;
 
   void set_overheads(Overheads o) { overheads_ = o; }
+  // Sorted by `from`, strictly increasing; throws std::invalid_argument otherwise or for a factor out of
+  // range. Empty (the default): no correction.
+  void set_size_bands(std::vector<SizeBand> bands);
+  const std::vector<SizeBand>& size_bands() const { return bands_; }
+  // The latency of `bytes` over route `r` without the overheads, size bands applied; `*transfer` gets its
+  // transfer part (bytes over the bottleneck bandwidth).
+  SimTime route_latency(const Route& r, uint64_t bytes, SimTime* transfer) const {
+    if (bands_.empty()) [[likely]] {
+      *transfer = transfer_time(bytes, r.min_bandwidth_bps);
+      return r.latency + *transfer;
+    }
+    return banded_latency(r, bytes, transfer);
+  }
   // ", send overhead X, receive overhead Y" when either is set, else "" (the tail of describe()).
   std::string overheads_suffix() const;
   // Throws std::out_of_range naming the network (e.g. "ring network") and the valid endpoint range.
@@ -63,7 +88,8 @@ class Network {
   SimTime message_latency(int src, int dst, uint64_t bytes) const {
     if (src == dst) return SimTime::zero();
     Route r = route(src, dst);
-    return r.latency + transfer_time(bytes, r.min_bandwidth_bps) + overheads_.send + overheads_.recv;
+    SimTime x;
+    return route_latency(r, bytes, &x) + overheads_.send + overheads_.recv;
   }
   // The last transfer time a caller asked for: most messages of a run share their size and bandwidth, so
   // the overload below skips transfer_time's 128-bit division for them (same result). Owned by one caller.
@@ -83,13 +109,18 @@ class Network {
   SimTime message_latency(int src, int dst, uint64_t bytes, TransferMemo& memo) const {
     if (src == dst) return SimTime::zero();
     Route r = route(src, dst);
+    if (!bands_.empty()) [[unlikely]] {
+      SimTime x;
+      return banded_latency(r, bytes, &x) + overheads_.send + overheads_.recv;
+    }
     return r.latency + memo.get(bytes, r.min_bandwidth_bps) + overheads_.send + overheads_.recv;
   }
   // As above, but over route_keyed(src, dst, key): the latency of one identified message.
   SimTime message_latency(int src, int dst, uint64_t bytes, uint64_t key) const {
     if (src == dst) return SimTime::zero();
     Route r = route_keyed(src, dst, key);
-    return r.latency + transfer_time(bytes, r.min_bandwidth_bps) + overheads_.send + overheads_.recv;
+    SimTime x;
+    return route_latency(r, bytes, &x) + overheads_.send + overheads_.recv;
   }
   // Time to push `bytes` through a link of `bps` bits per second, rounded up to a whole picosecond.
   static SimTime transfer_time(uint64_t bytes, uint64_t bps) {
@@ -106,7 +137,9 @@ class Network {
   }
 
  private:
+  SimTime banded_latency(const Route& r, uint64_t bytes, SimTime* transfer) const;
   Overheads overheads_{};
+  std::vector<SizeBand> bands_;
 };
 
 // Star of `endpoints` endpoints around one central switch: every route between distinct endpoints is

@@ -1,0 +1,116 @@
+// xsim-calibrate's fit (tools/calibrate_fit.hpp) on synthetic measurements: known parameters in, the same
+// parameters out; a machine one line does not fit gets size bands that bring every size within tolerance;
+// the TOML it writes loads as an xsim configuration with those parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "calibrate_fit.hpp"
+#include "options.hpp"
+
+namespace xsim::calibrate {
+namespace {
+
+Model truth() {
+  Model m;
+  m.link_latency = 1e-6;
+  m.bandwidth_bps = 10e9;
+  m.send_overhead = 0.2e-6;
+  m.recv_overhead = 0.3e-6;
+  m.eager_limit = 65536;
+  return m;
+}
+
+Measurements measure(const Model& m) {
+  Measurements meas;
+  for (uint64_t s = 1; s <= (16u << 20); s *= 2) {
+    meas.sizes.push_back(s);
+    meas.one_way.push_back(predict_one_way(m, s));
+  }
+  meas.send_overhead = m.send_overhead;
+  meas.recv_overhead = m.recv_overhead;
+  meas.burst_interval = m.send_overhead;  // no gap beyond the overhead
+  meas.eager_limit = m.eager_limit;
+  return meas;
+}
+
+TEST(CalibrateFit, KnownParametersComeBack) {
+  const Model t = truth();
+  const Model f = fit(measure(t));
+  EXPECT_NEAR(f.link_latency, t.link_latency, 1e-6 * t.link_latency);
+  EXPECT_NEAR(f.bandwidth_bps, t.bandwidth_bps, 1e-6 * t.bandwidth_bps);
+  EXPECT_DOUBLE_EQ(f.send_overhead, t.send_overhead);
+  EXPECT_DOUBLE_EQ(f.recv_overhead, t.recv_overhead);
+  EXPECT_EQ(f.eager_limit, t.eager_limit);
+  EXPECT_EQ(f.gap, 0.0);
+  EXPECT_TRUE(f.bands.empty());  // one line fits
+}
+
+TEST(CalibrateFit, RendezvousCostsFourMoreLatencies) {
+  const Model t = truth();
+  EXPECT_NEAR(predict_one_way(t, 65537) - predict_one_way(t, 65536), 4e-6 + 8.0 / 10e9, 1e-12);
+}
+
+TEST(CalibrateFit, BandsWhereOneLineDoesNotFit) {
+  // Above 1 MiB the machine delivers half the bandwidth (a cache level), below 64 B a third more latency.
+  Measurements meas = measure(truth());
+  for (size_t i = 0; i < meas.sizes.size(); ++i) {
+    if (meas.sizes[i] >= (1u << 20)) meas.one_way[i] += 8.0 * static_cast<double>(meas.sizes[i]) / 10e9;
+    if (meas.sizes[i] < 64) meas.one_way[i] += 0.7e-6;
+  }
+  const Model f = fit(meas);
+  EXPECT_FALSE(f.bands.empty());
+  for (const net::SizeBand& b : f.bands) EXPECT_GE(b.latency, 1.0);  // the lookahead rule
+  for (size_t i = 0; i < meas.sizes.size(); ++i)
+    EXPECT_NEAR(predict_one_way(f, meas.sizes[i]) / meas.one_way[i], 1.0, 0.05) << meas.sizes[i] << " bytes";
+}
+
+TEST(CalibrateFit, OverlappingOverheadsAreCappedAtHalfTheSmallestTrip) {
+  Measurements meas = measure(truth());
+  meas.send_overhead = 2e-6;  // inside MPI_Send and MPI_Recv longer than a whole small message's trip
+  meas.recv_overhead = 3e-6;
+  const Model f = fit(meas);
+  EXPECT_NEAR(f.send_overhead + f.recv_overhead, meas.one_way[0] / 2, 1e-15);
+  EXPECT_NEAR(f.send_overhead / f.recv_overhead, 2.0 / 3.0, 1e-12);
+  for (size_t i = 0; i < meas.sizes.size(); ++i)
+    EXPECT_NEAR(predict_one_way(f, meas.sizes[i]) / meas.one_way[i], 1.0, 0.05) << meas.sizes[i] << " bytes";
+}
+
+TEST(CalibrateFit, BadMeasurementsAreRefused) {
+  Measurements meas = measure(truth());
+  Measurements one = meas;
+  one.sizes.resize(1);
+  one.one_way.resize(1);
+  EXPECT_THROW(fit(one), std::invalid_argument);
+  Measurements zero = meas;
+  zero.one_way[3] = 0;
+  EXPECT_THROW(fit(zero), std::invalid_argument);
+  Measurements order = meas;
+  std::swap(order.sizes[1], order.sizes[2]);
+  EXPECT_THROW(fit(order), std::invalid_argument);
+}
+
+TEST(CalibrateFit, TheTomlLoadsWithTheFittedParameters) {
+  Measurements meas = measure(truth());
+  meas.one_way.back() *= 1.5;  // one band
+  const Model f = fit(meas);
+  Options o;
+  load_config_text(o, to_toml(f, meas), "cal.toml");
+  EXPECT_EQ(o.model, NetModel::loggp);
+  EXPECT_EQ(eager_limit(o), f.eager_limit);
+  ASSERT_EQ(o.network.levels.size(), 1u);
+  EXPECT_EQ(o.network.levels[0].topology, "star");
+  EXPECT_NEAR(static_cast<double>(o.network.levels[0].latency.ps()), f.link_latency * 1e12, 0.5);
+  EXPECT_NEAR(static_cast<double>(o.network.levels[0].bandwidth_bps), f.bandwidth_bps, 0.5);
+  EXPECT_NEAR(static_cast<double>(o.network.send_overhead.ps()), f.send_overhead * 1e12, 0.5);
+  ASSERT_EQ(o.network.bands.size(), f.bands.size());
+  for (size_t i = 0; i < f.bands.size(); ++i) {
+    EXPECT_EQ(o.network.bands[i].from, f.bands[i].from);
+    EXPECT_NEAR(o.network.bands[i].bandwidth, f.bands[i].bandwidth, 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace xsim::calibrate
