@@ -29,6 +29,8 @@ std::string ps_text(double seconds) {
 
 }  // namespace
 
+Model fit_monotone(const Measurements& meas, double tolerance);
+
 double predict_one_way(const Model& m, uint64_t bytes) {
   const net::SizeBand b = band_of(m, bytes);
   const int k = links_of(m, bytes);
@@ -47,6 +49,15 @@ Model fit(const Measurements& meas, double tolerance) {
   }
   if (meas.send_overhead < 0 || meas.recv_overhead < 0 || meas.burst_interval < 0)
     throw std::invalid_argument("overheads must not be negative");
+  // A larger message never takes less time: a size measured slower than a larger one was disturbed (another
+  // process, a timer interrupt). The fit uses the monotone envelope, each time capped by the larger sizes'.
+  Measurements smooth = meas;
+  for (size_t i = n - 1; i-- > 0;) smooth.one_way[i] = std::min(smooth.one_way[i], smooth.one_way[i + 1]);
+  return fit_monotone(smooth, tolerance);
+}
+
+Model fit_monotone(const Measurements& meas, double tolerance) {
+  const size_t n = meas.sizes.size();
   Model m;
   m.send_overhead = meas.send_overhead;
   m.recv_overhead = meas.recv_overhead;
@@ -94,37 +105,27 @@ Model fit(const Measurements& meas, double tolerance) {
   }
   m.link_latency = std::max(l, 0.5e-9);
   m.bandwidth_bps = 1.0 / c;
-  // A band from every size the line misses by more than the tolerance, merged with its neighbours when the
-  // factors agree.
-  std::vector<net::SizeBand> raw;
+  // Bands, from the smallest size up: a size the model (with the bands so far) misses by more than the
+  // tolerance starts a band whose factors make the line meet it; the band then covers the larger sizes until
+  // one is missed again.
   for (size_t i = 0; i < n; ++i) {
-    Model plain = m;
-    plain.bands.clear();
     const uint64_t s = meas.sizes[i];
-    const double pred = predict_one_way(plain, s), t = meas.one_way[i];
+    const double t = meas.one_way[i];
+    if (std::fabs(t / predict_one_way(m, s) - 1) <= tolerance) continue;
     net::SizeBand b{s, 1.0, 1.0};
-    if (std::fabs(t / pred - 1) > tolerance) {
-      const double fixed = m.send_overhead + m.recv_overhead + (links_of(m, s) - 2) * m.link_latency;
-      const double lat = 2 * m.link_latency, tx = 8.0 * static_cast<double>(s) / m.bandwidth_bps;
-      const double target = t - fixed;
-      if (lat >= tx && (target - tx) / lat >= 1) {
-        b.latency = (target - tx) / lat;
-      } else if (target - lat > 0 && tx > 0) {
-        b.bandwidth = tx / (target - lat);
-      } else if ((target - tx) / lat >= 1) {
-        b.latency = (target - tx) / lat;
-      }
-      b.latency = std::clamp(b.latency, 1.0, 1e6);
-      b.bandwidth = std::clamp(b.bandwidth, 1e-6, 1e6);
+    const double fixed = m.send_overhead + m.recv_overhead + (links_of(m, s) - 2) * m.link_latency;
+    const double lat = 2 * m.link_latency, tx = 8.0 * static_cast<double>(s) / m.bandwidth_bps;
+    const double target = t - fixed;
+    if (lat >= tx && (target - tx) / lat >= 1) {
+      b.latency = (target - tx) / lat;
+    } else if (target - lat > 0 && tx > 0) {
+      b.bandwidth = tx / (target - lat);
+    } else if ((target - tx) / lat >= 1) {
+      b.latency = (target - tx) / lat;
     }
-    raw.push_back(b);
-  }
-  auto close = [&](const net::SizeBand& a, const net::SizeBand& b) {
-    return std::fabs(a.latency / b.latency - 1) <= tolerance && std::fabs(a.bandwidth / b.bandwidth - 1) <= tolerance;
-  };
-  for (const net::SizeBand& b : raw) {
-    if (!m.bands.empty() && close(m.bands.back(), b)) continue;
-    if (m.bands.empty() && close(net::SizeBand{0, 1.0, 1.0}, b)) continue;  // no correction needed yet
+    b.latency = std::clamp(b.latency, 1.0, 1e6);
+    b.bandwidth = std::clamp(b.bandwidth, 1e-6, 1e6);
+    if (m.bands.empty() && b.latency == 1.0 && b.bandwidth == 1.0) continue;  // nothing the factors can fix
     m.bands.push_back(b);
   }
   return m;

@@ -41,7 +41,8 @@ double predict_one_way(const Model& m, uint64_t bytes);
 
 // Fits the model to the measurements: overheads and eager limit as measured (the overheads scaled down to
 // half the smallest one-way time when they add up to more: they overlap the transfer), link latency and bandwidth
-// by least squares on the relative error over every size, the latency lowered where needed so that every
+// by least squares on the relative error over every size (on the measurements' monotone envelope: a size
+// measured slower than a larger one is capped at the larger one's time), the latency lowered where needed so that every
 // band's latency factor is at least 1, then a band from each size whose prediction is off by more than
 // `tolerance` (neighbouring bands with the same factors merged). Throws std::invalid_argument on
 // measurements it cannot use (fewer than two sizes, sizes not increasing, non-positive times).

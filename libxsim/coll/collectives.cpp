@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "coll/blocks.hpp"
+#include "coll/reduce.hpp"
 #include "coll/tags.hpp"
 #include "coll/pof2.hpp"
 #include "native/datatype.hpp"
@@ -26,7 +27,7 @@ namespace xsim::coll {
 namespace {
 
 using native::copy;
-using native::reduce_local;
+// reduce_local: coll/reduce.hpp (the runtime charges the reduction's host time)
 
 
 // MPICH's default thresholds (the MPIR_CVAR_* defaults of MPICH 4.0), in bytes.
@@ -579,6 +580,9 @@ void reduce_scatter_impl(Transport& t, const void* sbuf, void* rbuf, const int* 
 }
 
 }  // namespace
+
+ReduceRunner g_reduce_runner = nullptr;
+void set_reduce_runner(ReduceRunner r) { g_reduce_runner = r; }
 
 // ===================================================================================================
 

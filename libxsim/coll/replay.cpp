@@ -36,7 +36,7 @@ void fold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, 
     const int even = 2 * i, odd = even + 1;
     t[odd] = max(t[odd], net.send(even, odd, t[even], bytes));
     move(acc[even], tmp, count, type, cs);
-    net.reduce(odd, tmp, acc[odd], count, type);
+    t[odd] += net.reduce(odd, tmp, acc[odd], count, type);
   }
 }
 
@@ -76,12 +76,12 @@ void allreduce_doubling(ReplayNet& net, std::vector<SimTime>& t, char* const* ac
       move(acc[pr], ta.get(), count, type, cs);  // what r receives
       move(acc[r], tb.get(), count, type, cs);   // what pr receives
       if (commutative) {
-        net.reduce(r, ta.get(), acc[r], count, type);
+        t[r] += net.reduce(r, ta.get(), acc[r], count, type);
       } else {  // r's vector covers the lower ranks: acc op tmp
-        net.reduce(r, acc[r], ta.get(), count, type);
+        t[r] += net.reduce(r, acc[r], ta.get(), count, type);
         move(ta.get(), acc[r], count, type, cs);
       }
-      net.reduce(pr, tb.get(), acc[pr], count, type);  // the peer is lower: tmp op acc
+      t[pr] += net.reduce(pr, tb.get(), acc[pr], count, type);  // the peer is lower: tmp op acc
     }
   }
   unfold(net, t, acc, count, type, rem);
@@ -124,7 +124,7 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
       const int r = real_rank(nr, rem), pr = real_rank(nr ^ mask, rem);
       const int n = elems(keep[nr]);
       move(at(acc[pr], keep[nr].first), at(tmp.get(), keep[nr].first), n, type, cs);
-      net.reduce(r, at(tmp.get(), keep[nr].first), at(acc[r], keep[nr].first), n, type);
+      t[r] += net.reduce(r, at(tmp.get(), keep[nr].first), at(acc[r], keep[nr].first), n, type);
     }
     range = keep;
     kept.push_back(keep);

@@ -33,7 +33,9 @@ class ReplayNet {
     return matched;
   }
   // native::reduce_local(in, inout, count, type, op) with rank i's operation, on rank i's behalf.
-  virtual void reduce(int i, const void* in, void* inout, int count, MPI_Datatype type) = 0;
+  // Returns the virtual time the reduction takes rank i (the scaled processor model's charge for its host
+  // time, as the message path's coll::reduce_local charges it; zero under the model none).
+  virtual SimTime reduce(int i, const void* in, void* inout, int count, MPI_Datatype type) = 0;
 };
 
 // The algorithm coll::allreduce takes for p ranks (MPICH's default choice; docs/collectives.md).

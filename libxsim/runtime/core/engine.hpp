@@ -314,6 +314,15 @@ class Engine {
     if (host_timing_) r.host_resume_ns = now_ns();
   }
   void charge_compute(SimTime t);   // explicit charge (xsim_compute)
+  // Whether the processor model times host computation (scaled), and what `host_ns` of it costs in virtual
+  // time (the collectives' reductions: coll/reduce.hpp).
+  bool host_timing() const { return host_timing_; }
+  SimTime host_compute(int64_t host_ns) const;
+  // [rank] Work inside an MPI call that takes virtual time (a collective's reduction): the clock moves on.
+  void advance_clock(SimTime t) {
+    current_->clock += t;
+    clock_moved();
+  }
   // [rank] The rank's virtual clock, as the application's clock reads (MPI_Wtime, and gettimeofday and
   // clock_gettime when virtual) return it; an MPI call of its own (the compute time is charged first).
   // A rank that reads the clock kClockPollReads times in a row through MPI_Wtime (`libc` false), or

@@ -320,6 +320,8 @@ void Engine::charge_host_time(Rank& r) {
   clock_moved();
 }
 
+SimTime Engine::host_compute(int64_t host_ns) const { return cpu_->compute_time(host_ns); }
+
 void Engine::charge_compute(SimTime t) {
   Rank& r = *current_;
   r.still_wtime_reads = r.still_libc_reads = 0;  // the clock moves, though the MPI entry clock hides it

@@ -27,6 +27,7 @@
 
 #include "libc_clocks.hpp"
 #include "api_support.hpp"
+#include "coll/reduce.hpp"
 #include "comm.hpp"
 #include "engine.hpp"
 #include "fiber_switch.hpp"  // XSIM_ASAN
@@ -271,6 +272,16 @@ std::string split_node_error(const Options& opt, const BuiltNetwork& built, int 
   return "";
 }
 
+// The collectives' reductions (coll/reduce.hpp): timed on the host and charged to the calling rank under
+// the scaled processor model, as computation between MPI calls is; untimed otherwise (deterministic).
+void timed_reduction(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
+  Engine* e = g_engine;
+  if (!e || !e->host_timing() || !e->in_rank()) return native::reduce_local(in, inout, count, type, op);
+  const int64_t t0 = host_clock_ns(CLOCK_MONOTONIC);
+  native::reduce_local(in, inout, count, type, op);
+  e->advance_clock(e->host_compute(host_clock_ns(CLOCK_MONOTONIC) - t0));
+}
+
 int global_exit_code(const Engine& e) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t key[2] = {kMax, kMax};
@@ -364,6 +375,7 @@ int xsim_main(int argc, char** argv, char** envp) {
     Engine engine(opt, std::move(built.network), std::move(cpu), proc, nprocs, rank_main, argc, argv, envp,
                   std::move(built.core_of_rank), built.cores_per_node, built.node_latency);
     engine.set_hooks({rank_extra_free, describe_comm});
+    coll::set_reduce_runner(&timed_reduction);
     engine.set_privatizer(priv.get());
     privatize::set_active(priv.get());
     comm_init_world(engine.world_size());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api_support.hpp"
+#include "host_clock.hpp"
 #include "coll/replay.hpp"
 #include "native/datatype.hpp"
 #include "native/flatten.hpp"
@@ -109,10 +110,16 @@ class EngineNet final : public coll::ReplayNet {
   }
   SimTime send_overhead() const override { return e_.send_overhead(); }
   SimTime receive(int, SimTime matched) override { return matched + e_.recv_overhead(); }  // Engine::receive_done
-  void reduce(int i, const void* in, void* inout, int count, MPI_Datatype type) override {
+  SimTime reduce(int i, const void* in, void* inout, int count, MPI_Datatype type) override {
     const Waiter& w = *ws_[static_cast<size_t>(i)];
     if (user_op_) e_.enter_globals(*w.rank);  // the user's function sees the globals of the rank it works for
+    if (!e_.host_timing()) {
+      native::reduce_local(in, inout, count, type, w.op);
+      return SimTime::zero();
+    }
+    const int64_t t0 = host_clock_ns(CLOCK_MONOTONIC);  // the message path's charge (coll_reduce_runner)
     native::reduce_local(in, inout, count, type, w.op);
+    return e_.host_compute(host_clock_ns(CLOCK_MONOTONIC) - t0);
   }
   // Gives the FIFO records back to the members' records and adds the statistics there.
   void commit() {
