@@ -508,6 +508,15 @@ class Engine {
   bool replay_times_exact(uint64_t bytes) const {
     return !loggp_ || bytes == 0 || (!nic_ && os_ == SimTime::zero() && or_ == SimTime::zero() && bytes <= eager_);
   }
+  // The replay's members wait (blocked) for the last one, while the scheduler goes on: a clear-to-send
+  // applied meanwhile would use a member's node NIC out of its virtual-time order (Engine::send orders NIC
+  // use by time). So no replay when a member's node has a rendezvous send waiting for its clear-to-send
+  // (`replay_nic_busy`), nor, on nodes of several cores, for a communicator that leaves out ranks which
+  // could start one meanwhile (`replay_nic_open`).
+  bool replay_nic_busy(const Rank& r) const {
+    return nic_ && nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])].awaiting_cts > 0;
+  }
+  bool replay_nic_open(int64_t comm_size) const { return nic_ && cores_per_node_ > 1 && comm_size < nranks_; }
   // Counts `messages` replayed data messages of `bytes` in all sent by local rank `r` (statistics, report,
   // send order).
   void count_replayed_sends(Rank& r, uint64_t messages, uint64_t bytes) {

@@ -144,7 +144,7 @@ class EngineNet final : public coll::ReplayNet {
 
 bool eligible(Comm& c) {
   Engine& e = *g_engine;
-  if (!e.options().coll_replay || e.observer() || c.is_inter || c.size < 2) return false;
+  if (!e.options().coll_replay || e.observer() || c.is_inter || c.size < 2 || e.replay_nic_open(c.size)) return false;
   if (c.all_local < 0) {
     bool local = true;
     if (e.nprocs() > 1)
@@ -187,8 +187,8 @@ bool arrive(Comm& c, const char* call, int tag, Waiter& w) {
     rv.first = w;
     rv.waiting.assign(static_cast<size_t>(c.size), nullptr);
   }
-  const bool ok =
-      !rv.fallback && !w.must_fall_back && w.rank->pending_progress == 0 && same_schedule(rv.first, w);
+  const bool ok = !rv.fallback && !w.must_fall_back && w.rank->pending_progress == 0 && same_schedule(rv.first, w) &&
+                  !e.replay_nic_busy(*w.rank);
   ++rv.arrived;
   if (!ok) {
     if (!rv.fallback) {  // everyone waiting restarts at its entry time on the point-to-point path
