@@ -163,6 +163,65 @@ int64_t to_eager(std::string_view v, const std::string& where) {
   return static_cast<int64_t>(b);
 }
 
+// RANK@TIME[,RANK@TIME...]: ranks are checked against np once it is known (parse_options).
+std::vector<std::pair<int64_t, SimTime>> to_faults(std::string_view v, const std::string& where) {
+  std::vector<std::pair<int64_t, SimTime>> out;
+  if (v == "none") return out;
+  size_t at = 0;
+  while (at <= v.size()) {
+    size_t comma = v.find(',', at);
+    std::string_view item = v.substr(at, comma == std::string_view::npos ? std::string_view::npos : comma - at);
+    size_t sep = item.find('@');
+    if (item.empty() || sep == std::string_view::npos || sep == 0 || sep + 1 == item.size())
+      fail(where, quoted(item) + " is not RANK@TIME; give e.g. 3@2ms (rank 3 fails at 2 ms of virtual time), "
+                  "several separated by commas, or none");
+    const int64_t rank = parse_int(item.substr(0, sep), where, "the failing rank", 0, kMaxRanks - 1);
+    const SimTime t = to_time(item.substr(sep + 1), where);
+    for (const auto& f : out)
+      if (f.first == rank) fail(where, "rank " + std::to_string(rank) + " is given twice; a rank fails once");
+    out.emplace_back(rank, t);
+    if (comma == std::string_view::npos) break;
+    at = comma + 1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+std::string faults_text(const Options& o) {
+  if (o.faults.empty()) return "none";
+  std::string s;
+  for (const auto& [rank, t] : o.faults) s += (s.empty() ? "" : ",") + std::to_string(rank) + "@" + [&] {
+      std::string f = format_time(t);
+      f.erase(std::remove(f.begin(), f.end(), ' '), f.end());
+      return f;
+    }();
+  return s;
+}
+
+void to_mtbf(Options& o, std::string_view v, const std::string& where) {
+  if (v == "none" || v == "0") {
+    o.mtbf = SimTime::zero();
+    return;
+  }
+  const size_t colon = v.find(':');
+  o.mtbf = to_time(v.substr(0, colon), where);
+  o.mtbf_shape = 1.0;
+  if (colon != std::string_view::npos) {
+    const std::string shape(v.substr(colon + 1));
+    char* end = nullptr;
+    const double k = std::strtod(shape.c_str(), &end);
+    if (shape.empty() || *end != '\0' || !(k >= 0.05) || !(k <= 20))
+      fail(where, "shape " + quoted(shape) + " is not a number between 0.05 and 20; give e.g. 3600s:0.7 (Weibull "
+                  "shape 0.7) or 1h (exponential)");
+    o.mtbf_shape = k;
+  }
+}
+std::string mtbf_text(const Options& o) {
+  if (o.mtbf == SimTime::zero()) return "none";
+  std::string s = format_time(o.mtbf);
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  return o.mtbf_shape == 1.0 ? s : s + ":" + shortest_double(o.mtbf_shape);
+}
+
 std::string to_output_path(std::string_view v, const std::string& where, const char* what) {
   if (v.empty()) fail(where, std::string("give the ") + what + ", e.g. out/run1");
   if (v.back() == '/') fail(where, quoted(v) + " names a directory; give a file name prefix in it, e.g. " + std::string(v) + "run1");
@@ -385,6 +444,22 @@ constexpr OptionDef kOptions[] = {
      {[](Options& o, std::string_view v, const std::string& w) { o.contention = to_contention(v, w); },
       [](const Options& o) { return std::string(contention_name(o.contention)); }, kString,
       "a string (\"none\", \"endpoint\" or \"links\")"}},
+    {"fault", "XSIM_FAULT", "faults", "inject", "RANK@TIME[,...]",
+     "inject process failures: each RANK fails at virtual TIME (docs/resilience.md; none: no failure)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.faults = to_faults(v, w); },
+      faults_text, kString, "a string such as \"3@2ms,5@1s\""},
+     "none"},
+    {"fault-detect", "XSIM_FAULT_DETECT", "faults", "detect", "TIME",
+     "how long after a rank fails an operation that involves it reports MPIX_ERR_PROC_FAILED",
+     time_value<&Options::fault_detect>()},
+    {"mtbf", "XSIM_MTBF", "faults", "mtbf", "TIME[:SHAPE]",
+     "random node failures: mean time between failures per node (Weibull SHAPE, default 1: exponential)",
+     {to_mtbf, mtbf_text, kString, "a string such as \"2ms\" or \"3600s:0.7\""}, "none"},
+    {"seed", "XSIM_SEED", "faults", "seed", "N", "seed of the random node failures (-xsim-mtbf)",
+     {[](Options& o, std::string_view v, const std::string& w) {
+        o.seed = static_cast<uint64_t>(parse_int(v, w, "the seed", 0, INT64_MAX));
+      },
+      [](const Options& o) { return std::to_string(o.seed); }, kString | kInteger, "an integer", Value::bare}},
     {"virtual-clocks", "XSIM_VIRTUAL_CLOCKS", "simulation", "virtual_clocks", "on|off",
      "the application's gettimeofday and clock_gettime (realtime, monotonic) read virtual time, like MPI_Wtime",
      on_off_value<&Options::virtual_clocks>()},
@@ -463,10 +538,11 @@ constexpr TableDef kTables[] = {
     {"network", "preset, placement, placement_file, send_overhead, recv_overhead, gap,\n"
                 "    and [[network.level]] tables with topology, size and the level keys"},
     {"io", nullptr},
+    {"faults", nullptr},
     {"output", nullptr},
 };
 // The order of the tables in to_toml ([network] last).
-constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io"};
+constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io", "faults"};
 
 std::vector<std::string> table_names() {
   std::vector<std::string> v;
@@ -691,6 +767,12 @@ Options parse_options(int& argc, char** argv, char** envp) {
   }
   for (const auto& s : env) apply(o, org, s);
   for (const auto& s : cmd) apply(o, org, s);
+  const int64_t ranks = o.np;  // 0: one per native process, unknown here (the engine checks then)
+  for (const auto& [rank, t] : o.faults)
+    if (ranks > 0 && rank >= ranks)
+      throw ConfigError(org.of("fault", "-xsim-fault", true) + ": rank " + std::to_string(rank) +
+                        " does not exist: the ranks are 0.." + std::to_string(ranks - 1) + " (np by " +
+                        org.of("np", "-xsim-np", false) + ")");
   if (o.model == NetModel::loggp && o.contention == Contention::links)
     throw ConfigError(org.of("contention", "-xsim-contention", true) +
                       ": the links contention model (bandwidth shared on every link of a route) is not available "

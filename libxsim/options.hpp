@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "network_spec.hpp"
@@ -59,6 +60,16 @@ struct Options {
   // -1: the network preset's limit (NetworkSpec::eager), else kDefaultEager.
   int64_t eager = -1;
   Contention contention = Contention::endpoint;  // -xsim-contention / [model] contention (loggp)
+  // Injected process failures (docs/resilience.md): -xsim-fault RANK@TIME[,RANK@TIME...] / [faults] inject.
+  // Each (world rank, virtual time), sorted by rank; a rank fails once. Default: none.
+  std::vector<std::pair<int64_t, SimTime>> faults;
+  SimTime fault_detect;  // -xsim-fault-detect / [faults] detect: a failure's detection delay. Default: 0
+  // -xsim-mtbf TIME[:SHAPE] / [faults] mtbf: random node failures, each simulated node failing once at a time
+  // drawn from a Weibull distribution of mean TIME and shape SHAPE (1, the default: exponential), with
+  // -xsim-seed / [faults] seed. A node's failure fails all its ranks. 0 (the default): none.
+  SimTime mtbf;
+  double mtbf_shape = 1.0;
+  uint64_t seed = 1;
   // -xsim-virtual-clocks / [simulation] virtual_clocks: a rank's application code reads its virtual time
   // from gettimeofday and clock_gettime (realtime and monotonic clocks), as from MPI_Wtime. Default: on
   bool virtual_clocks = true;

@@ -28,9 +28,13 @@ using xsim::calibrate::Model;
 
 int g_rank = 0;
 
+// An error every rank knows of (the arguments, the output file): rank 0 says it, all end with `code`.
 [[noreturn]] void die(const std::string& why, int code = 2) {
-  if (g_rank == 0) std::fprintf(stderr, "xsim-calibrate: %s\n", why.c_str());
-  MPI_Abort(MPI_COMM_WORLD, code);
+  if (g_rank == 0) {
+    std::fprintf(stderr, "xsim-calibrate: %s\n", why.c_str());
+    std::fflush(stderr);
+  }
+  MPI_Finalize();
   std::exit(code);
 }
 
@@ -202,7 +206,7 @@ int main(int argc, char** argv) {
     }
   }
   MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (!writable) die(why);
+  if (!writable) die(why);  // rank 0 holds the reason
 
   const double start = MPI_Wtime();
   Measurements meas;
@@ -233,12 +237,15 @@ int main(int argc, char** argv) {
     try {
       m = xsim::calibrate::fit(meas);
     } catch (const std::invalid_argument& e) {
-      die(std::string("the measurements cannot be fitted: ") + e.what(), 1);
+      std::fprintf(stderr, "xsim-calibrate: the measurements cannot be fitted: %s\n", e.what());
+      MPI_Abort(MPI_COMM_WORLD, 1);
     }
     const std::string toml = xsim::calibrate::to_toml(m, meas);
     std::FILE* f = std::fopen(out.c_str(), "w");
-    if (!f || std::fwrite(toml.data(), 1, toml.size(), f) != toml.size() || std::fclose(f) != 0)
-      die("cannot write " + out + ": " + std::strerror(errno), 1);
+    if (!f || std::fwrite(toml.data(), 1, toml.size(), f) != toml.size() || std::fclose(f) != 0) {
+      std::fprintf(stderr, "xsim-calibrate: cannot write %s: %s\n", out.c_str(), std::strerror(errno));
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     std::printf("xsim-calibrate: measured in %.1f s between ranks 0 and 1 of %d\n", took, size);
     std::printf("  send overhead %.3f us, receive overhead %.3f us, burst %.3f us per message, eager limit %llu B\n",
                 meas.send_overhead * 1e6, meas.recv_overhead * 1e6, meas.burst_interval * 1e6,

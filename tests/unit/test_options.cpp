@@ -947,6 +947,28 @@ TEST(Options, SizeBandsInToml) {
   EXPECT_HAS(file_error("[[network.band]]\nfrom = 100\nlatency = 2\n"), "unknown key \"latency\" in [network.band]");
 }
 
+TEST(Options, FaultsAndRandomFailures) {
+  Options o = parse({"app", "-xsim-np", "8", "-xsim-fault", "3@2ms,1@1s", "-xsim-fault-detect", "500us"});
+  ASSERT_EQ(o.faults.size(), 2u);
+  EXPECT_EQ(o.faults[0], std::make_pair(int64_t{1}, SimTime::from_ns(1'000'000'000)));
+  EXPECT_EQ(o.faults[1], std::make_pair(int64_t{3}, SimTime::from_ns(2'000'000)));
+  EXPECT_EQ(o.fault_detect, SimTime::from_ns(500'000));
+  TempFile g(to_toml(o));  // printed, read again: the same
+  Options back = parse({"app", "-xsim-config", g.path()});
+  EXPECT_EQ(back.faults, o.faults);
+  EXPECT_EQ(back.fault_detect, o.fault_detect);
+  EXPECT_HAS(error_of({"app", "-xsim-np", "4", "-xsim-fault", "4@1ms"}), "rank 4 does not exist: the ranks are 0..3");
+  EXPECT_HAS(error_of({"app", "-xsim-fault", "1@1ms,1@2ms"}), "rank 1 is given twice");
+  EXPECT_HAS(error_of({"app", "-xsim-fault", "1@-1ms"}), "-xsim-fault");
+  EXPECT_HAS(error_of({"app", "-xsim-fault", "x@1ms"}), "-xsim-fault");
+  EXPECT_HAS(error_of({"app", "-xsim-fault", "2ms"}), "is not RANK@TIME");
+  Options m = parse({"app", "-xsim-mtbf", "3600s:0.7", "-xsim-seed", "42"});
+  EXPECT_EQ(m.mtbf, SimTime::from_ns(3'600'000'000'000));
+  EXPECT_DOUBLE_EQ(m.mtbf_shape, 0.7);
+  EXPECT_EQ(m.seed, 42u);
+  EXPECT_HAS(error_of({"app", "-xsim-mtbf", "3600s:zero"}), "is not a number between 0.05 and 20");
+}
+
 TEST(Options, EndpointTermsInline) {
   Options o = parse({"app", "-xsim-mn", "star:lat=1us:bw=1Gbps:os=5us:or=4us:gap=3us"});
   EXPECT_EQ(o.network.send_overhead, SimTime::from_ns(5000));

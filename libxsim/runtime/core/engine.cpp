@@ -57,6 +57,13 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
               (opt.large_scale == LargeScaleMode::automatic && nlocal >= kLargeScaleRanks);
   poll_cost_ = opt.poll_cost;
   setup_loggp();
+  faulty_ = !opt.faults.empty();
+  detect_ = opt.fault_detect;
+  if (faulty_) {  // every process knows every rank's failure time (a look-up per wait and per MPI call)
+    fail_at_.assign(static_cast<size_t>(nranks_), SimTime::infinity());
+    for (const auto& [rank, t] : opt.faults)
+      if (rank < nranks_) fail_at_[static_cast<size_t>(rank)] = t;
+  }
 }
 
 void Engine::setup_loggp() {

@@ -45,6 +45,14 @@ using AppMain = int (*)(int, char**, char**);
 // the handler marks the forking rank's MPI as finished in the child, so the guard's cold path sees it).
 extern bool g_forked_child;
 
+// The error class of an operation that involves a failed rank (docs/resilience.md): ULFM's, where the MPI
+// declares it (MPICH), else MPI_ERR_OTHER.
+#ifdef MPIX_ERR_PROC_FAILED
+constexpr int kErrProcFailed = MPIX_ERR_PROC_FAILED;
+#else
+constexpr int kErrProcFailed = MPI_ERR_OTHER;
+#endif
+
 constexpr int kAnySource = -1;  // engine-level wildcards (the API maps MPI_ANY_SOURCE/MPI_ANY_TAG to these)
 constexpr int kAnyTag = -1;
 
@@ -127,6 +135,7 @@ struct alignas(64) Request {
   // Persistent / Coll / Matched, errors
   int error_code = MPI_SUCCESS; // meaningful while `failed`
   int32_t inner = -1;           // Persistent: the active operation's request id, or -1 (inactive)
+  int32_t peer_world = -1;      // send / receive: the peer's world rank when known (failure detection)
   uint8_t mode = 0;             // Persistent: the API layer's operation code
   MPI_Comm comm = MPI_COMM_NULL;  // Persistent / Coll: the communicator (for errors and reports)
   Message* msg = nullptr;       // Matched: the message, already removed from the unexpected queue
@@ -305,6 +314,7 @@ class Engine {
     r.mpi_entry_sp = stack_pointer();
     if (host_timing_) charge_host_time(r);
     r.mpi_entry_clock = r.clock;
+    if (faulty_) [[unlikely]] fail_if_due(r);
   }
   void mpi_leave() {
     Rank& r = *current_;
@@ -365,8 +375,38 @@ class Engine {
     q.completion = current_ ? current_->clock : SimTime::zero();
     return id;
   }
+  // --- [rank] injected failures (docs/resilience.md) ---------------------------------------------------
+  // When world rank `w` fails (-xsim-fault), or infinity. Every process knows every rank's.
+  SimTime fail_time(int64_t w) const {
+    if (!faulty_) [[likely]] return SimTime::infinity();
+    return fail_at_[static_cast<size_t>(w)];
+  }
+  // When a failure of world rank `w` is detected (its failure time plus the detection delay), or infinity.
+  SimTime detection_time(int64_t w) const {
+    const SimTime t = fail_time(w);
+    return t == SimTime::infinity() ? t : t + detect_;
+  }
+  // If request `q`'s peer has failed and the detection delay has passed by the rank's clock: completes it
+  // with kErrProcFailed (at the detection time) and returns true.
+  // `group_world`/`group_detect`: a failed member of the collective in progress (set_group_detection).
+  bool detect_failure(Request& q, int64_t group_world = -1, SimTime group_detect = SimTime::infinity());
+  // The last failure an operation detected on this process, for its error message.
+  struct Detected {
+    int64_t world = -1;
+    SimTime failed, detected;
+  };
+  const Detected& last_detected() const { return last_detected_; }
+  // [rank] Inside a collective: the earliest detection of a failed member of its communicator (world rank
+  // `world`, detected at `t`), which fails any of its waits; world -1 clears it.
+  void set_group_detection(int64_t world, SimTime t) {
+    group_world_ = world;
+    group_detect_ = t;
+  }
+  bool faults() const { return faulty_; }
+  int64_t failed_ranks() const { return failed_local_; }  // this process's ranks that failed
   // Posts a receive; returns its request id.
-  int post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx);
+  // `source_world`: the source's world rank when it is not a wildcard (failure detection), else -1.
+  int post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx, int32_t source_world = -1);
   Request& request(int id) { return requests_[static_cast<size_t>(id)]; }
   bool valid_request(int id) const {
     return id >= 0 && static_cast<size_t>(id) < requests_.size() &&
@@ -382,7 +422,10 @@ class Engine {
   // Blocks until request `id` is complete (clock moves to its completion time).
   void wait(int id, const BlockInfo& why) {
     Request& q = requests_[static_cast<size_t>(id)];
+    const int64_t gw = group_world_;
+    const SimTime gd = group_detect_;
     if (!q.complete) wait_incomplete(q, why);
+    if (faulty_ && !q.complete) [[unlikely]] detect_failure(q, gw, gd);
     if (current_->clock < q.completion) {
       current_->clock = q.completion;
       clock_moved();
@@ -777,6 +820,17 @@ class Engine {
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
+  // Injected failures (docs/resilience.md); all off without -xsim-fault.
+  bool faulty_ = false;
+  std::vector<SimTime> fail_at_;            // by world rank: its failure time, or infinity (faulty_ only)
+  SimTime detect_;                          // detection delay
+  SimTime detect_wake_ = SimTime::infinity();  // the wait in progress: when a failure it waits on is detected
+  int64_t failed_local_ = 0;
+  int64_t group_world_ = -1;                // set_group_detection
+  SimTime group_detect_ = SimTime::infinity();
+  Detected last_detected_;
+  void fail_if_due(Rank& r);                // [rank] fails `r` (never returns) once its failure time has come
+  SimTime failure_key(const Rank& r) const; // when a blocked `r` must wake for a failure: its own, or a detection
   // The loggp model (docs/network-model.md); all off with the analytic model.
   bool loggp_ = false;
   SimTime os_, or_, gap_;                   // send and receive overheads (CPU time), NIC gap

@@ -146,7 +146,12 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   }
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), leave + latency);
   m->seq = r.send_seq++;
-  m->ack_token = sync_req >= 0 ? ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen) : -1;
+  if (sync_req >= 0) {
+    m->ack_token = ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen);
+    requests_[static_cast<size_t>(sync_req)].peer_world = static_cast<int32_t>(dst);
+  } else {
+    m->ack_token = -1;
+  }
   if (observer_) [[unlikely]] notify_sent(observer_, r, *m);
   if (large_scale_ && static_cast<uint64_t>(m->dst - first_local_) < ranks_.size() && m->t_arrive > r.clock) [[likely]]
     defer_delivery(m);
@@ -162,6 +167,7 @@ int Engine::send_rendezvous(Rank& r, Message* m, int req) {
   if (nic_) ++nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])].awaiting_cts;
   Request& q = requests_[static_cast<size_t>(req)];
   q.st_bytes = m->bytes();
+  q.peer_world = m->dst;
   m->set_kind(Message::kRts);
   m->t_arrive = fifo_arrival(r, m->dst, r.clock + message_latency(r.world, m->dst, 0));
   m->seq = r.send_seq++;
@@ -182,6 +188,7 @@ void Engine::handle_cts(Message* c) {
   Message::destroy(c);
   if (nic_) --nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(sender - first_local_)])].awaiting_cts;
   if (!valid_request(id) || requests_[static_cast<size_t>(id)].gen != gen) return;  // cannot happen: sends are not cancelled
+  if (faulty_ && local_rank(sender)->state == RankState::Done) return;  // the sender failed: no data comes
   Request& q = requests_[static_cast<size_t>(id)];
   const uint64_t bytes = q.st_bytes;
   const net::Route path = net_->route(core_of(sender), core_of(receiver));
@@ -473,6 +480,7 @@ inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime 
   q.st_source = m->src_in_comm;
   q.st_tag = m->tag;
   q.st_bytes = n;
+  q.peer_world = m->src;
   if (observer_) [[unlikely]] notify_received(observer_, r, *m);
   if (m->kind() == Message::kRts) [[unlikely]] {
     // Rendezvous: the data is copied (it travelled with the request to send), but the receive completes when
@@ -512,7 +520,8 @@ void Engine::release_matched(Request& q) {
   q.msg = nullptr;
 }
 
-int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx) {
+int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx,
+                      int32_t source_world) {
   ensure_earliest();
   Rank& r = *current_;
   process_arrivals(r, r.clock);
@@ -521,6 +530,7 @@ int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int t
   q.kind = Request::Kind::Recv;
   q.set_args(buf, count, type, source, tag);
   q.ctx = ctx;
+  q.peer_world = source_world;
   for (size_t i = 0; i < r.unexpected.size(); ++i) {
     Message* m = r.unexpected[i];
     if (matches(q, m)) {
@@ -535,17 +545,57 @@ int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int t
 
 void Engine::wait_incomplete(Request& q, const BlockInfo& why) {
   Rank& r = *current_;
+  const int64_t gw = group_world_;  // this rank's collective, read before other ranks run
+  const SimTime gd = group_detect_;
   ensure_earliest();
   for (;;) {
     process_arrivals(r, r.clock);
     progress(r);
     if (q.complete) return;
+    if (faulty_) [[unlikely]] {  // a failed peer: wake at the detection time
+      if (detect_failure(q, gw, gd)) return;
+      if (q.peer_world >= 0) detect_wake_ = detection_time(q.peer_world);
+      if (gw >= 0) detect_wake_ = min(detect_wake_, gd);
+    }
     block_then_note(why);
+    detect_wake_ = SimTime::infinity();
   }
+}
+
+bool Engine::detect_failure(Request& q, int64_t group_world, SimTime group_detect) {
+  if (q.complete) return false;
+  // The request's own peer, or (inside a collective) any failed member of its communicator.
+  int64_t who = -1;
+  SimTime detected = SimTime::infinity();
+  if (q.peer_world >= 0 && detection_time(q.peer_world) < detected) {
+    who = q.peer_world;
+    detected = detection_time(q.peer_world);
+  }
+  if (group_world >= 0 && group_detect < detected) {
+    who = group_world;
+    detected = group_detect;
+  }
+  Rank& r = *current_;
+  if (who < 0 || r.clock < detected) return false;
+  const SimTime failed = fail_time(who);
+  if (q.kind == Request::Kind::Recv && !q.awaiting_data)  // still posted: take it out
+    for (size_t i = 0; i < r.posted.size(); ++i)
+      if (&requests_[static_cast<size_t>(r.posted[i])] == &q) {
+        r.posted.erase(r.posted.begin() + static_cast<long>(i));
+        break;
+      }
+  q.awaiting_data = false;
+  q.complete = true;
+  q.completion = detected;
+  q.set_error(kErrProcFailed);
+  last_detected_ = {who, failed, detected};
+  return true;
 }
 
 int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
   Rank& r = *current_;
+  const int64_t gw = group_world_;
+  const SimTime gd = group_detect_;
   bool yielded = false;
   for (;;) {
     int best = -1, any = 0;
@@ -565,11 +615,22 @@ int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
       }
       return best;
     }
+    if (faulty_ && yielded) [[unlikely]] {  // failed peers: detected now, or wake at the earliest detection
+      bool found = false;
+      for (int i = 0; i < n; ++i)
+        if (ids[i] >= 0) found |= detect_failure(requests_[static_cast<size_t>(ids[i])], gw, gd);
+      if (found) continue;
+      for (int i = 0; i < n; ++i)
+        if (ids[i] >= 0 && requests_[static_cast<size_t>(ids[i])].peer_world >= 0)
+          detect_wake_ = min(detect_wake_, detection_time(requests_[static_cast<size_t>(ids[i])].peer_world));
+      if (gw >= 0) detect_wake_ = min(detect_wake_, gd);
+    }
     if (!yielded) {
       ensure_earliest();
       yielded = true;
     } else {
       block_then_note(why);
+      detect_wake_ = SimTime::infinity();
     }
     process_arrivals(r, r.clock);
     progress(r);
@@ -584,6 +645,7 @@ bool Engine::test(int id) {
     process_arrivals(r, r.clock);
     progress(r);
   }
+  if (faulty_ && !q.complete) [[unlikely]] detect_failure(q);
   bool done = done_by_now(q);
   charge_poll();
   return done;

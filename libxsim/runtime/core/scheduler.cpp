@@ -374,12 +374,40 @@ void Engine::yield_behind(Rank& r) {
   switch_out();
 }
 
+SimTime Engine::failure_key(const Rank& r) const {
+  const SimTime own = fail_time(r.world);
+  return min(own, detect_wake_);
+}
+
+void Engine::fail_if_due(Rank& r) {
+  const SimTime t = fail_time(r.world);
+  if (r.clock < t) return;
+  // The rank stops here: it is gone at its failure time, its messages are dropped (finish_rank), its stack
+  // released; the C++ frames on it are never unwound (as for exit()).
+  ++failed_local_;
+  r.exited_via_exit = true;
+  r.mpi_finalized = true;  // not "ended without MPI_Finalize": it failed
+  finish_rank(r, 0);
+  r.finish_time = t;
+  r.clock = t;
+  switch_to_scheduler();
+  __builtin_unreachable();
+}
+
 void Engine::block(const BlockInfo& why) {
   Rank& r = *current_;
   r.block = why;
   r.state = RankState::Blocked;
-  if (!r.arrivals.empty()) enqueue(r, r.arrivals.front()->t_arrive);
-  switch_out();
+  if (faulty_) [[unlikely]] {  // also wake for its own failure, or to detect a peer's
+    SimTime key = failure_key(r);
+    if (!r.arrivals.empty()) key = min(key, r.arrivals.front()->t_arrive);
+    if (key != SimTime::infinity()) enqueue(r, max(key, r.clock));
+    switch_out();
+    fail_if_due(r);
+  } else {
+    if (!r.arrivals.empty()) enqueue(r, r.arrivals.front()->t_arrive);
+    switch_out();
+  }
   if (deadlock_reporting_) {
     print_stack_of_current();
     switch_to_scheduler();

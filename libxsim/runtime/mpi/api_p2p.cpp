@@ -42,7 +42,8 @@ constexpr bool kSend = false, kRecv = true;
 [[gnu::always_inline]] inline int do_irecv(void* buf, int count, MPI_Datatype type, int source, int tag, Comm& c) {
   if (source == MPI_PROC_NULL) return completed_null_request(true);
   return E().post_recv(buf, count, type, source == MPI_ANY_SOURCE ? kAnySource : source,
-                       tag == MPI_ANY_TAG ? kAnyTag : tag, c.p2p_ctx());
+                       tag == MPI_ANY_TAG ? kAnyTag : tag, c.p2p_ctx(),
+                       source == MPI_ANY_SOURCE ? -1 : static_cast<int32_t>(c.peer_world(source)));
 }
 
 // Completes request `id` (already complete or waited for), fills the status and frees it.
@@ -193,7 +194,9 @@ int send_entry(const char* name, const void* buf, int count, MPI_Datatype type, 
       *req = to_handle(id >= 0 ? id : E().new_send_request(true));
     } else if (id >= 0) {
       wait_id(id, name, dest, tag, comm);
+      const int err = E().request(id).error();  // a failed receiver (docs/resilience.md)
       E().release_request(id);
+      check_request_error(err);
     }
   });
 }

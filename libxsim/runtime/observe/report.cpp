@@ -55,7 +55,9 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     xmax[0] = xsum[0] = x->native_seconds();
     xmax[1] = xsum[1] = std::max(0.0, e.run_cpu_seconds() - x->native_cpu_seconds());
   }
+  int64_t failed[1] = {e.failed_ranks()};
   if (e.nprocs() > 1) {
+    if (e.faults()) native::allreduce_sum(failed, 1);
     native::allreduce_sum(xsums, 2);
     native::allreduce_max(xmax, 2);
     native::allreduce_sum(xsum, 2);
@@ -83,6 +85,21 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
                s(maxs[1]));
   std::fprintf(f, "xsim: messages            %lld (%s of payload)\n", static_cast<long long>(sums[2]),
                format_size(static_cast<uint64_t>(sums[3])).c_str());
+  if (e.faults()) {  // docs/resilience.md
+    std::string list;
+    size_t shown = 0;
+    for (const auto& [rank, t] : opt.faults) {
+      if (++shown > 8) {
+        list += ", ...";
+        break;
+      }
+      char b[64];
+      std::snprintf(b, sizeof b, "%s%lld at %.9f s", list.empty() ? "" : ", ", static_cast<long long>(rank), t.seconds());
+      list += b;
+    }
+    std::fprintf(f, "xsim: failures            %lld of %zu injected failures happened (ranks %s)\n",
+                 static_cast<long long>(failed[0]), opt.faults.size(), list.c_str());
+  }
   std::fprintf(f, "xsim: simulator wall time %.3f s\n", wall_seconds);
   std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(sums[4]),
                wall_seconds > 0 ? static_cast<double>(sums[4]) / wall_seconds : 0.0);

@@ -18,6 +18,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -282,6 +284,31 @@ void timed_reduction(const void* in, void* inout, int count, MPI_Datatype type, 
   e->advance_clock(e->host_compute(host_clock_ns(CLOCK_MONOTONIC) - t0));
 }
 
+// -xsim-mtbf (docs/resilience.md): each simulated node fails once, at a time drawn from a Weibull
+// distribution of mean `mtbf` and shape k (1: exponential) by a generator seeded with -xsim-seed and the
+// node's number, so every native process draws the same times, for any number of them. A node's failure
+// fails all its ranks; a rank named by -xsim-fault keeps that time. Times beyond the clock's range are none.
+void add_random_failures(Options& opt, const BuiltNetwork& built, int64_t world) {
+  const int64_t cpn = std::max<int64_t>(1, built.cores_per_node);
+  const double k = opt.mtbf_shape, scale = opt.mtbf.seconds() / std::tgamma(1.0 + 1.0 / k);
+  std::vector<char> named(static_cast<size_t>(world), 0);
+  for (const auto& f : opt.faults) named[static_cast<size_t>(f.first)] = 1;
+  for (int64_t r = 0; r < world; ++r) {
+    if (named[static_cast<size_t>(r)]) continue;
+    uint64_t x = opt.seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(built.core(r) / cpn) + 1;
+    for (int i = 0; i < 2; ++i) {  // splitmix64, twice: neighbouring nodes and seeds draw unrelated times
+      x += 0x9E3779B97F4A7C15ull;
+      x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+      x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+      x ^= x >> 31;
+    }
+    const double u = (static_cast<double>(x >> 11) + 0.5) * 0x1p-53;  // in (0, 1)
+    const double t = scale * std::pow(-std::log(u), 1.0 / k);
+    if (t < 9.0e6) opt.faults.emplace_back(r, SimTime::from_ps(static_cast<int64_t>(std::llround(t * 1e12))));
+  }
+  std::sort(opt.faults.begin(), opt.faults.end());
+}
+
 int global_exit_code(const Engine& e) {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t key[2] = {kMax, kMax};
@@ -343,6 +370,16 @@ int xsim_main(int argc, char** argv, char** envp) {
     PMPI_Finalize();
     return 2;
   }
+  const int64_t world = opt.np > 0 ? opt.np : nprocs;
+  for (const auto& [rank, t] : opt.faults)
+    if (rank >= world) {
+      if (proc == 0)
+        std::fprintf(stderr, "xsim: -xsim-fault: rank %lld does not exist: the ranks are 0..%lld\n",
+                     static_cast<long long>(rank), static_cast<long long>(world - 1));
+      PMPI_Finalize();
+      return 2;
+    }
+  if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
   if (std::string split = split_node_error(opt, built, nprocs); !split.empty()) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", split.c_str());
     PMPI_Finalize();

@@ -144,7 +144,9 @@ class EngineNet final : public coll::ReplayNet {
 
 bool eligible(Comm& c) {
   Engine& e = *g_engine;
-  if (!e.options().coll_replay || e.observer() || c.is_inter || c.size < 2 || e.replay_nic_open(c.size)) return false;
+  if (!e.options().coll_replay || e.observer() || c.is_inter || c.size < 2 || e.replay_nic_open(c.size) ||
+      e.faults())  // a member may fail: the point-to-point path detects it
+    return false;
   if (c.all_local < 0) {
     bool local = true;
     if (e.nprocs() > 1)

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "xsim/simtime.hpp"
+
 
 namespace xsim {
 
@@ -37,6 +39,10 @@ struct Comm {
   // one, and whether every member is a rank of this native process (-1: not yet known).
   std::shared_ptr<CollRendezvous> rendezvous;
   int8_t all_local = -1;
+  // Injected failures (docs/resilience.md): the member whose failure is detected first (world rank) and
+  // when, for the collectives' waits; -2: not yet computed, -1: no member fails.
+  int64_t first_failure = -2;
+  SimTime first_detection = SimTime::infinity();
 
   // Intercommunicators (api_inter.cpp): `members`/`size` are the local group, `remote` the remote group.
   // Each side is its own object (own `id`); both sides' traffic uses the shared context `inter_id`, and

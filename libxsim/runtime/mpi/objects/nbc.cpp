@@ -11,6 +11,7 @@
 // Layer: libxsim/runtime/mpi/objects (xsim_mpi). Everything runs on the owning rank's fiber or the collective's own.
 #include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <unordered_map>
@@ -119,7 +120,8 @@ class NbcTransport final : public coll::Transport {
     return id >= 0 ? id : g_engine->new_send_request(true);  // a rendezvous send completes later
   }
   int irecv(void* buf, int count, MPI_Datatype type, int source, int tag) override {
-    return g_engine->post_recv(buf, count, type, source, tag, n_.context);
+    return g_engine->post_recv(buf, count, type, source, tag, n_.context,
+                               source < 0 ? -1 : static_cast<int32_t>(n_.comm->world_of(source)));
   }
   void waitall(int count, const int* ids) override {
     n_.waiting.assign(ids, ids + count);
@@ -242,6 +244,15 @@ MPI_Request start_nbc(Comm& c, const char* call, std::function<void(coll::Transp
 void request_error_failed(int err) {
   if (err == MPI_ERR_TRUNCATE)
     fail(MPI_ERR_TRUNCATE, "message truncated: the receive buffer is smaller than the message");
+  if (err == kErrProcFailed && g_engine) {
+    const Engine::Detected& d = g_engine->last_detected();
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "process failure: rank %lld failed at virtual time %.9f s (injected by -xsim-fault), detected "
+                  "at %.9f s",
+                  static_cast<long long>(d.world), d.failed.seconds(), d.detected.seconds());
+    fail(err, buf);
+  }
   fail(err, "the operation failed");
 }
 

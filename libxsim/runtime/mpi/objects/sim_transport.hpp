@@ -22,9 +22,11 @@ class CommTransport final : public coll::Transport {
     return id >= 0 ? id : g_engine->new_send_request(true);  // a rendezvous send completes later
   }
   int irecv(void* buf, int count, MPI_Datatype type, int source, int tag) override {
-    return g_engine->post_recv(buf, count, type, source, tag, c_.coll_ctx());
+    return g_engine->post_recv(buf, count, type, source, tag, c_.coll_ctx(),
+                               source < 0 ? -1 : static_cast<int32_t>(kPeers ? c_.peer_world(source) : c_.world_of(source)));
   }
   void waitall(int n, const int* ids) override {
+    if (g_engine->faults()) [[unlikely]] group_detection();
     for (int i = 0; i < n; ++i) {
       Request& q = g_engine->request(ids[i]);
       g_engine->wait(ids[i], BlockInfo{call_, q.kind == Request::Kind::Recv ? q.source : -3, q.tag, c_.handle});
@@ -32,7 +34,34 @@ class CommTransport final : public coll::Transport {
       g_engine->release_request(ids[i]);
       if (err == MPI_ERR_TRUNCATE)
         fail(MPI_ERR_TRUNCATE, "message truncated: the ranks passed inconsistent counts or datatypes");
+      if (err == kErrProcFailed) {  // a member failed (docs/resilience.md): the collective reports it
+        g_engine->set_group_detection(-1, SimTime::infinity());
+        for (int k = i + 1; k < n; ++k) {  // abandoned: a receive is withdrawn before its request goes
+          if (!g_engine->request(ids[k]).complete) g_engine->cancel(ids[k]);
+          g_engine->release_request(ids[k]);
+        }
+        request_error_failed(err);
+      }
     }
+    if (g_engine->faults()) [[unlikely]] g_engine->set_group_detection(-1, SimTime::infinity());
+  }
+  // Any member's failure fails the collective's waits once detected (the point-to-point steps alone would
+  // leave the ranks that wait for a member that gave up blocked).
+  void group_detection() {
+    Comm& g = c_;
+    if (g.first_failure == -2) {
+      g.first_failure = -1;
+      const int n = kPeers ? g.peer_size() : g.size;
+      for (int r = 0; r < n; ++r) {
+        const int64_t w = kPeers ? g.peer_world(r) : g.world_of(r);
+        const SimTime d = g_engine->detection_time(w);
+        if (d < g.first_detection) {
+          g.first_detection = d;
+          g.first_failure = w;
+        }
+      }
+    }
+    if (g.first_failure >= 0) g_engine->set_group_detection(g.first_failure, g.first_detection);
   }
 
  private:
