@@ -73,6 +73,9 @@ Model fit_monotone(const Measurements& meas, double tolerance) {
   m.eager_limit = meas.eager_limit;
   // The sender of a burst is busy max(o_s, g) per message: a gap only where the burst is slower than o_s.
   m.gap = meas.burst_interval > 1.1 * meas.send_overhead ? meas.burst_interval : 0;
+  // A ping-pong injects one message per round trip: a gap longer than the shortest round trip contradicts the
+  // ping-pong's own times (a slow burst is the sender's CPU, not its NIC), so the gap is capped there.
+  m.gap = std::min(m.gap, 2 * least);
   // y = T - o_s - o_r = k l + x c (x: bits, c = 1 / bandwidth), least squares on the relative error.
   double skk = 0, skx = 0, sxx = 0, sky = 0, sxy = 0;
   for (size_t i = 0; i < n; ++i) {

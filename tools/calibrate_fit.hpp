@@ -40,7 +40,8 @@ struct Model {
 double predict_one_way(const Model& m, uint64_t bytes);
 
 // Fits the model to the measurements: overheads and eager limit as measured (the overheads scaled down to
-// half the smallest one-way time when they add up to more: they overlap the transfer), link latency and bandwidth
+// half the smallest one-way time when they add up to more: they overlap the transfer; the gap capped at the
+// shortest round trip, which a ping-pong could not have had otherwise), link latency and bandwidth
 // by least squares on the relative error over every size (on the measurements' monotone envelope: a size
 // measured slower than a larger one is capped at the larger one's time), the latency lowered where needed so that every
 // band's latency factor is at least 1, then a band from each size whose prediction is off by more than

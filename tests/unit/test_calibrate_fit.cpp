@@ -89,6 +89,13 @@ TEST(CalibrateFit, OverlappingOverheadsAreCappedAtHalfTheSmallestTrip) {
     EXPECT_NEAR(predict_one_way(f, meas.sizes[i]) / meas.one_way[i], 1.0, 0.05) << meas.sizes[i] << " bytes";
 }
 
+TEST(CalibrateFit, AGapLongerThanARoundTripIsCapped) {
+  Measurements meas = measure(truth());
+  meas.burst_interval = 50e-6;  // a slow burst (the sender's CPU under a sanitizer, say)
+  const Model f = fit(meas);
+  EXPECT_DOUBLE_EQ(f.gap, 2 * meas.one_way[0]);  // a ping-pong never waits for the NIC then
+}
+
 TEST(CalibrateFit, BadMeasurementsAreRefused) {
   Measurements meas = measure(truth());
   Measurements one = meas;

@@ -422,10 +422,14 @@ class Engine {
   // Blocks until request `id` is complete (clock moves to its completion time).
   void wait(int id, const BlockInfo& why) {
     Request& q = requests_[static_cast<size_t>(id)];
-    const int64_t gw = group_world_;
-    const SimTime gd = group_detect_;
-    if (!q.complete) wait_incomplete(q, why);
-    if (faulty_ && !q.complete) [[unlikely]] detect_failure(q, gw, gd);
+    if (faulty_) [[unlikely]] {  // wait_incomplete wakes at a failed peer's detection time
+      const int64_t gw = group_world_;
+      const SimTime gd = group_detect_;
+      if (!q.complete) wait_incomplete(q, why);
+      if (!q.complete) detect_failure(q, gw, gd);
+    } else if (!q.complete) {
+      wait_incomplete(q, why);
+    }
     if (current_->clock < q.completion) {
       current_->clock = q.completion;
       clock_moved();
@@ -845,6 +849,12 @@ class Engine {
     uint64_t seq;
     Message* m;
     int32_t dst_index;  // local index of the destination: a finished rank's messages are gone (skip them)
+    // The heap order: arrival order (time, then sender, then its send order), earliest on top.
+    static bool later(const Incoming& a, const Incoming& b) {
+      if (a.t_arrive != b.t_arrive) return a.t_arrive > b.t_arrive;
+      if (a.src != b.src) return a.src > b.src;
+      return a.seq > b.seq;
+    }
   };
   struct NodeNic {
     SimTime inject_free, eject_free;

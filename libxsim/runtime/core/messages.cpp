@@ -218,11 +218,7 @@ void Engine::handle_cts(Message* c) {
 }
 
 void Engine::finalize_incoming(NodeNic& n, SimTime upto) {
-  auto later = [](const Incoming& a, const Incoming& b) {
-    if (a.t_arrive != b.t_arrive) return a.t_arrive > b.t_arrive;
-    if (a.src != b.src) return a.src > b.src;
-    return a.seq > b.seq;
-  };
+  const auto later = Incoming::later;
   while (!n.incoming.empty() && n.incoming.front().t_arrive <= upto) {
     std::pop_heap(n.incoming.begin(), n.incoming.end(), later);
     const Incoming in = n.incoming.back();
@@ -356,11 +352,7 @@ void Engine::deliver_local(Message* m) {
   if (contention_ && cores_per_node_ > 1 && m->model_bytes() && inter_node(m->src, m->dst)) [[unlikely]] {
     NodeNic& n = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(d.index)])];
     n.incoming.push_back({m->t_arrive, m->src, m->seq, m, d.index});
-    std::push_heap(n.incoming.begin(), n.incoming.end(), [](const Incoming& a, const Incoming& b) {
-      if (a.t_arrive != b.t_arrive) return a.t_arrive > b.t_arrive;
-      if (a.src != b.src) return a.src > b.src;
-      return a.seq > b.seq;
-    });
+    std::push_heap(n.incoming.begin(), n.incoming.end(), Incoming::later);
   }
   if (d.state == RankState::Blocked && (!d.queued || m->t_arrive < d.queue_key)) enqueue(d, m->t_arrive);
 }
@@ -480,7 +472,7 @@ inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime 
   q.st_source = m->src_in_comm;
   q.st_tag = m->tag;
   q.st_bytes = n;
-  q.peer_world = m->src;
+  if (faulty_) [[unlikely]] q.peer_world = m->src;  // a wildcard receive's peer, for failure detection
   if (observer_) [[unlikely]] notify_received(observer_, r, *m);
   if (m->kind() == Message::kRts) [[unlikely]] {
     // Rendezvous: the data is copied (it travelled with the request to send), but the receive completes when
