@@ -189,11 +189,11 @@ std::vector<std::pair<int64_t, SimTime>> to_faults(std::string_view v, const std
 std::string faults_text(const Options& o) {
   if (o.faults.empty()) return "none";
   std::string s;
-  for (const auto& [rank, t] : o.faults) s += (s.empty() ? "" : ",") + std::to_string(rank) + "@" + [&] {
-      std::string f = format_time(t);
-      f.erase(std::remove(f.begin(), f.end(), ' '), f.end());
-      return f;
-    }();
+  for (const auto& fault : o.faults) {
+    std::string t = format_time(fault.second);
+    t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
+    s += (s.empty() ? "" : ",") + std::to_string(fault.first) + "@" + t;
+  }
   return s;
 }
 
