@@ -871,7 +871,10 @@ class Engine {
   std::vector<NodeNic> nics_;
   std::vector<int32_t> nic_of_local_;       // local rank index -> its node's entry in nics_
   std::unordered_map<const Message*, SimTime> delayed_;  // Message::delayed(): when its last byte arrives
-  bool inter_node(int64_t a, int64_t b) const { return node_of(a) != node_of(b); }
+  // Whether ranks a and b sit on different simulated nodes (one-core nodes: different ranks, no division).
+  bool inter_node(int64_t a, int64_t b) const {
+    return cores_per_node_ == 1 ? a != b : node_of(a) != node_of(b);
+  }
   // net::Network::route_latency, with the transfer time from transfer_memo_ when no size band applies.
   SimTime route_latency(const net::Route& path, uint64_t bytes, SimTime* xfer) const {
     if (!net_->size_bands().empty()) [[unlikely]] return net_->route_latency(path, bytes, xfer);
