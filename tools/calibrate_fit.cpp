@@ -29,7 +29,9 @@ std::string ps_text(double seconds) {
 
 }  // namespace
 
-Model fit_monotone(const Measurements& meas, double tolerance);
+namespace {
+Model fit_monotone(const Measurements& meas, double tolerance);  // fit() on the monotone envelope
+}  // namespace
 
 double predict_one_way(const Model& m, uint64_t bytes) {
   const net::SizeBand b = band_of(m, bytes);
@@ -56,6 +58,7 @@ Model fit(const Measurements& meas, double tolerance) {
   return fit_monotone(smooth, tolerance);
 }
 
+namespace {
 Model fit_monotone(const Measurements& meas, double tolerance) {
   const size_t n = meas.sizes.size();
   Model m;
@@ -133,6 +136,7 @@ Model fit_monotone(const Measurements& meas, double tolerance) {
   }
   return m;
 }
+}  // namespace
 
 std::string to_toml(const Model& m, const Measurements& meas) {
   std::string s;

@@ -31,39 +31,40 @@ run() {  # run N OUT ERR PROGRAM ARGS...  -> exit code
   return $rc
 }
 
+# same_as_first N COMMAND...: the sorted stdout of the run with N processes must equal that of the first run checked
+# (`first`, set by the first call) — the determinism rule of DESIGN.md §2.
+first=""
+same_as_first() {  # same_as_first N COMMAND...
+  local n=$1; shift
+  sort "$tmp/out.$n" > "$tmp/sorted.$n"
+  if [ -z "$first" ]; then
+    first=$n
+  elif ! diff -u "$tmp/sorted.$first" "$tmp/sorted.$n" > "$tmp/diff"; then
+    echo "FAIL: output differs between N=$first and N=$n native processes: $*"; cat "$tmp/diff"; exit 1
+  fi
+}
+
 case "$mode" in
   same)
     nlist=$1; shift; [ "$1" = "--" ] && shift
-    first=""
     for n in $nlist; do
       run "$n" "$tmp/out.$n" "$tmp/err.$n" "$@"; rc=$?
       if [ $rc -ne 0 ]; then
         echo "FAIL: N=$n exited $rc: $*"; cat "$tmp/out.$n"; tail -30 "$tmp/err.$n"; exit 1
       fi
-      sort "$tmp/out.$n" > "$tmp/sorted.$n"
-      if [ -z "$first" ]; then
-        first=$n
-      elif ! diff -u "$tmp/sorted.$first" "$tmp/sorted.$n" > "$tmp/diff"; then
-        echo "FAIL: output differs between N=$first and N=$n native processes: $*"; cat "$tmp/diff"; exit 1
-      fi
+      same_as_first "$n" "$@"
     done
     cat "$tmp/out.$first"
     echo "same output for N in {$nlist}: $(wc -l < "$tmp/out.$first") lines"
     ;;
   expect-stdout)
     nlist=$1 re=$2; shift 2; [ "$1" = "--" ] && shift
-    first=""
     for n in $nlist; do  # several counts ("1 2 3"): each run must match, and all must agree
       run "$n" "$tmp/out.$n" "$tmp/err.$n" "$@"; rc=$?
       cat "$tmp/out.$n"
       if [ $rc -ne 0 ]; then echo "FAIL: N=$n exited $rc"; tail -30 "$tmp/err.$n"; exit 1; fi
       if ! grep -Eq -- "$re" "$tmp/out.$n"; then echo "FAIL: N=$n: stdout does not match /$re/"; exit 1; fi
-      sort "$tmp/out.$n" > "$tmp/sorted.$n"
-      if [ -z "$first" ]; then
-        first=$n
-      elif ! diff -u "$tmp/sorted.$first" "$tmp/sorted.$n" > "$tmp/diff"; then
-        echo "FAIL: output differs between N=$first and N=$n native processes"; cat "$tmp/diff"; exit 1
-      fi
+      same_as_first "$n" "$@"
     done
     ;;
   expect-stderr)

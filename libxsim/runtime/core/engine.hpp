@@ -885,9 +885,9 @@ class Engine {
   int send_rendezvous(Rank& r, Message* m, int req);
   void finalize_incoming(NodeNic& n, SimTime upto);  // times n's incoming messages due by `upto` (ejection)
   void time_ejection(NodeNic& n, Message* m);       // m through n's ejection link, after everything before it
-  SimTime receive_done(Rank& r, const Message* m, SimTime when);  // completion of a receive of m matched at `when`
+  SimTime receive_done(const Message* m, SimTime when);  // completion of a receive of m matched at `when`
   void handle_cts(Message* m);              // a clear-to-send reached the sender's process
-  void complete_rendezvous_recv(Rank& r, Message* m);  // a kRdata arrival
+  void complete_rendezvous_recv(Message* m);  // a kRdata arrival
   // What read_clock advances a polling rank's clock by: the poll cost, or 1 ns when that is zero.
   SimTime poll_step() const { return poll_cost_ > SimTime::zero() ? poll_cost_ : SimTime::from_ns(1); }
   bool clock_poll_noted_ = false;           // read_clock's message has been printed

@@ -246,7 +246,7 @@ void Engine::time_ejection(NodeNic& n, Message* m) {
   }
 }
 
-SimTime Engine::receive_done(Rank& r, const Message* m, SimTime when) {
+SimTime Engine::receive_done(const Message* m, SimTime when) {
   if (m->delayed()) [[unlikely]] {
     if (m->size_kind & Message::kDelayInAckBit) {
       when = max(when, SimTime::from_ps(m->ack_token));
@@ -256,18 +256,17 @@ SimTime Engine::receive_done(Rank& r, const Message* m, SimTime when) {
       delayed_.erase(it);
     }
   }
-  (void)r;
   return when + or_;  // the receive overhead, from the match (or the data's arrival) on
 }
 
-void Engine::complete_rendezvous_recv(Rank& r, Message* m) {
+void Engine::complete_rendezvous_recv(Message* m) {
   const int id = static_cast<int>(m->ack_token >> 32);
   const uint32_t gen = static_cast<uint32_t>(m->ack_token & 0xffffffff);
   if (valid_request(id) && requests_[static_cast<size_t>(id)].gen == gen) {
     Request& q = requests_[static_cast<size_t>(id)];
     q.awaiting_data = false;
     q.complete = true;
-    q.completion = receive_done(r, m, m->t_arrive);
+    q.completion = receive_done(m, m->t_arrive);
     if (q.user_freed) release_request(id);
   } else if (m->delayed() && !(m->size_kind & Message::kDelayInAckBit)) {
     delayed_.erase(m);
@@ -436,7 +435,7 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
       continue;
     }
     if (m->kind() == Message::kRdata) {
-      complete_rendezvous_recv(r, m);
+      complete_rendezvous_recv(m);
       continue;
     }
     bool matched = false;
@@ -493,7 +492,7 @@ inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime 
     return;
   }
   q.complete = true;
-  q.completion = loggp_ ? receive_done(r, m, when) : when;
+  q.completion = loggp_ ? receive_done(m, when) : when;
   if (m->ack_token >= 0 && !(m->size_kind & Message::kDelayInAckBit)) send_ack(r, m, when);
   Message::destroy(m);
 }
