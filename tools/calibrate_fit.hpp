@@ -1,7 +1,7 @@
 // The model xsim-calibrate fits to a machine's measurements (docs/validation.md), without MPI: what was
 // measured, the loggp parameters that reproduce it on a star network (every rank its own node), the
 // one-way time the simulator predicts for a ping-pong of each size with them, and the TOML configuration
-// that -xsim-config loads. Pure functions; tests/unit/test_calibrate_fit.cpp checks them on synthetic
+// that -xsim-config loads. Pure functions; tests/unit/config/test_calibrate_fit.cpp checks them on synthetic
 // measurements (known parameters in, the same parameters out).
 #pragma once
 #include <cstdint>

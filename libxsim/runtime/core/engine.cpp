@@ -1,10 +1,13 @@
 // Engine (engine.hpp): construction (which ranks this native process owns, their stacks, the lookahead),
 // teardown and the run: the loop of conservative windows and the exchange of messages between native
 // processes (DESIGN.md §3). The scheduler, the message path and the deadlock report are in scheduler.cpp,
-// messages.cpp and deadlock.cpp.
+// messages.cpp and deadlock.cpp. Also libc's clock_gettime for xsim's own host clock (host_clock.hpp).
 #include "engine.hpp"
 
+#include <dlfcn.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,6 +23,26 @@
 #include "progress.hpp"
 
 namespace xsim {
+
+namespace {
+using ClockGettime = int (*)(clockid_t, timespec*);
+
+int clock_by_syscall(clockid_t clock, timespec* ts) {
+  return static_cast<int>(syscall(SYS_clock_gettime, clock, ts));
+}
+
+ClockGettime find_libc_clock() {
+  void* f = dlsym(RTLD_NEXT, "clock_gettime");
+  return f ? reinterpret_cast<ClockGettime>(f) : clock_by_syscall;
+}
+
+// libc's clock_gettime past any interposer, resolved when the library is loaded, before any rank runs.
+const ClockGettime g_libc_clock_gettime = find_libc_clock();
+}  // namespace
+
+int host_clock_gettime(clockid_t clock, timespec* ts) {
+  return (g_libc_clock_gettime ? g_libc_clock_gettime : clock_by_syscall)(clock, ts);
+}
 
 Engine* g_engine = nullptr;
 

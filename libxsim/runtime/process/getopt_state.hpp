@@ -2,7 +2,7 @@
 // can have its own (libc_getopt.cpp, docs/privatization.md). Behaves as glibc's (2.36): the same results,
 // the same permutation of argv, the same messages on stderr (translated through libc's message catalogue),
 // and, like glibc, keeps optopt and optarg in the state and copies them to the public variables after each
-// call. Written from the documented behaviour, checked against glibc case by case (tests/unit/test_getopt.cpp).
+// call. Written from the documented behaviour, checked against glibc case by case (tests/unit/runtime/test_getopt.cpp).
 // Pure: no globals, no xsim dependencies. Layer: libxsim/runtime/process (xsim_getopt).
 #pragma once
 #include <getopt.h>
