@@ -6,6 +6,8 @@
 #   run.sh expect-stdout N REGEX -- PROGRAM ARGS...   one run; stdout must match the extended REGEX. With
 #                                           a list of counts ("1 2 3"), one run each: all must match and
 #                                           their sorted stdout must be identical.
+#   run.sh expect-lines N_LIST FILE -- PROGRAM ARGS...  one run per count; each run's sorted stdout must be
+#                                           exactly FILE's sorted lines (exact virtual times, every line).
 #   run.sh expect-fail N CODE REGEX -- PROGRAM ARGS... one run; exit code must be CODE ("nonzero" for any
 #                                           non-zero) and stderr must match REGEX.
 #   run.sh expect-stderr N REGEX -- PROGRAM ARGS...   one run; it must exit 0 and stderr must match REGEX.
@@ -65,6 +67,17 @@ case "$mode" in
       if [ $rc -ne 0 ]; then echo "FAIL: N=$n exited $rc"; tail -30 "$tmp/err.$n"; exit 1; fi
       if ! grep -Eq -- "$re" "$tmp/out.$n"; then echo "FAIL: N=$n: stdout does not match /$re/"; exit 1; fi
       same_as_first "$n" "$@"
+    done
+    ;;
+  expect-lines)
+    nlist=$1 file=$2; shift 2; [ "$1" = "--" ] && shift
+    sort "$file" > "$tmp/expected"
+    for n in $nlist; do
+      run "$n" "$tmp/out.$n" "$tmp/err.$n" "$@"; rc=$?
+      cat "$tmp/out.$n"
+      if [ $rc -ne 0 ]; then echo "FAIL: N=$n exited $rc"; tail -30 "$tmp/err.$n"; exit 1; fi
+      sort "$tmp/out.$n" > "$tmp/sorted.$n"
+      if ! diff -u "$tmp/expected" "$tmp/sorted.$n"; then echo "FAIL: N=$n: stdout is not $file"; exit 1; fi
     done
     ;;
   expect-stderr)

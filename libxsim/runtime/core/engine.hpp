@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -51,6 +52,12 @@ extern bool g_forked_child;
 constexpr int kErrProcFailed = MPIX_ERR_PROC_FAILED;
 #else
 constexpr int kErrProcFailed = MPI_ERR_OTHER;
+#endif
+// The error class of an operation on a revoked communicator (MPIX_Comm_revoke), likewise.
+#ifdef MPIX_ERR_REVOKED
+constexpr int kErrRevoked = MPIX_ERR_REVOKED;
+#else
+constexpr int kErrRevoked = MPI_ERR_OTHER;
 #endif
 
 class Engine {
@@ -206,6 +213,20 @@ class Engine {
     group_detect_ = t;
   }
   bool faults() const { return faulty_; }
+  // ULFM revocation (docs/resilience.md). [hook or rank] World rank `world` (a local rank) learns at virtual
+  // time `t` that the communicator whose contexts are `p2p_ctx`/`coll_ctx` is revoked: its receives posted
+  // on them complete with kErrRevoked at `t` (it is woken), and so does every receive it posts on them later
+  // (post_recv, which runs with every revocation up to the rank's clock applied).
+  void revoke_contexts(uint64_t p2p_ctx, uint64_t coll_ctx, int64_t world, SimTime t);
+  bool revoked(uint64_t ctx, int64_t world) const {
+    return revoked_any_ && revoked_.count({ctx, world}) != 0;
+  }
+  // [rank] Whether the current rank's context `ctx` is revoked by its clock (once it is the earliest rank of
+  // its process, so that every revocation up to its clock has been applied).
+  bool revoked_now(uint64_t ctx) {
+    ensure_earliest();
+    return revoked(ctx, current_->world);
+  }
   int64_t failed_ranks() const { return failed_local_; }  // this process's ranks that failed
   // Posts a receive; returns its request id.
   // `source_world`: the source's world rank when it is not a wildcard (failure detection), else -1.
@@ -313,12 +334,20 @@ class Engine {
   // message applied up to its clock has been applied) and again after every wake-up.
   template <class Done>
   void wait_until(Done&& done, const BlockInfo& why) {
+    wait_until(done, [] { return SimTime::infinity(); }, why);
+  }
+  // The same, and the rank also wakes at `deadline()` (the earliest virtual time at which `done()` may turn
+  // true without a message: an injected failure's detection; finite only while faults are configured).
+  template <class Done, class Deadline>
+  void wait_until(Done&& done, Deadline&& deadline, const BlockInfo& why) {
     yield_if_ahead();
     for (;;) {
       process_arrivals(*current_, current_->clock);
       progress(*current_);
       if (done()) return;
+      detect_wake_ = deadline();
       block(why);
+      detect_wake_ = SimTime::infinity();
     }
   }
 
@@ -636,6 +665,9 @@ class Engine {
   int64_t group_world_ = -1;                // set_group_detection
   SimTime group_detect_ = SimTime::infinity();
   Detected last_detected_;
+  // Revoked communicator contexts (revoke_contexts), by (context, local world rank).
+  bool revoked_any_ = false;
+  std::set<std::pair<uint64_t, int64_t>> revoked_;
   void fail_if_due(Rank& r);                // [rank] fails `r` (never returns) once its failure time has come
   SimTime failure_key(const Rank& r) const; // when a blocked `r` must wake for a failure: its own, or a detection
   // The loggp model (docs/network-model.md); all off with the analytic model.

@@ -522,6 +522,13 @@ int Engine::post_recv(void* buf, int count, MPI_Datatype type, int source, int t
   q.set_args(buf, count, type, source, tag);
   q.ctx = ctx;
   q.peer_world = source_world;
+  if (revoked_any_) [[unlikely]]  // a revoked communicator (every revocation up to r's clock is applied)
+    if (revoked(ctx, r.world)) {
+      q.complete = true;
+      q.completion = r.clock;
+      q.set_error(kErrRevoked);
+      return id;
+    }
   for (size_t i = 0; i < r.unexpected.size(); ++i) {
     Message* m = r.unexpected[i];
     if (matches(q, m)) {
@@ -581,6 +588,28 @@ bool Engine::detect_failure(Request& q, int64_t group_world, SimTime group_detec
   q.set_error(kErrProcFailed);
   last_detected_ = {who, failed, detected};
   return true;
+}
+
+void Engine::revoke_contexts(uint64_t p2p_ctx, uint64_t coll_ctx, int64_t world, SimTime t) {
+  Rank* r = local_rank(world);
+  if (!r || revoked_.count({p2p_ctx, world})) return;
+  revoked_any_ = true;
+  revoked_.insert({p2p_ctx, world});
+  revoked_.insert({coll_ctx, world});
+  // Its posted receives on them complete now, in posting order.
+  size_t kept = 0;
+  for (size_t i = 0; i < r->posted.size(); ++i) {
+    Request& q = requests_[static_cast<size_t>(r->posted[i])];
+    if (q.ctx != p2p_ctx && q.ctx != coll_ctx) {
+      r->posted[kept++] = r->posted[i];
+      continue;
+    }
+    q.complete = true;
+    q.completion = max(t, r->clock);
+    q.set_error(kErrRevoked);
+  }
+  while (r->posted.size() > kept) r->posted.pop_back();
+  wake(world, t);
 }
 
 int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {

@@ -165,16 +165,3 @@ XSIM_API int MPI_Get_library_version(char* version, int* len) {
   return MPI_SUCCESS;
 }
 
-// ULFM (docs/resilience.md): failures are injected and detected (MPIX_ERR_PROC_FAILED); the recovery calls
-// are still to come. Until then each stops the run with its name: the native MPI's would act outside the
-// simulation (MPICH's MPIX_Comm_agree asserts in ch4).
-extern "C" {
-__attribute__((noreturn)) void xsim_unsupported(const char* name);
-__attribute__((visibility("default"))) int MPIX_Comm_revoke(MPI_Comm) { xsim_unsupported("MPIX_Comm_revoke"); }
-__attribute__((visibility("default"))) int MPIX_Comm_shrink(MPI_Comm, MPI_Comm*) { xsim_unsupported("MPIX_Comm_shrink"); }
-__attribute__((visibility("default"))) int MPIX_Comm_agree(MPI_Comm, int*) { xsim_unsupported("MPIX_Comm_agree"); }
-__attribute__((visibility("default"))) int MPIX_Comm_failure_ack(MPI_Comm) { xsim_unsupported("MPIX_Comm_failure_ack"); }
-__attribute__((visibility("default"))) int MPIX_Comm_failure_get_acked(MPI_Comm, MPI_Group*) {
-  xsim_unsupported("MPIX_Comm_failure_get_acked");
-}
-}

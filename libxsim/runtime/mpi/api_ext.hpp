@@ -75,4 +75,11 @@ int inter_compare(const Comm& a, const Comm& b);
 void inter_collective(Comm& c, const char* name, bool nonblocking,
                       const std::function<void(coll::Transport& local, coll::Transport& remote)>& body);
 
+// ---- ULFM (api_ulfm.cpp) -----------------------------------------------------------------------------------
+// Installs the engine hook of revocations and agreement contributions (start-up, before any rank runs).
+class Engine;
+void ulfm_install(Engine& e);
+// This native process's MPIX_Comm_revoke, MPIX_Comm_agree and MPIX_Comm_shrink calls (the run report).
+void ulfm_counts(uint64_t* revokes, uint64_t* agreements, uint64_t* shrinks);
+
 }  // namespace xsim

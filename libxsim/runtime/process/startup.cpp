@@ -28,6 +28,7 @@
 #include <memory>
 
 #include "libc_clocks.hpp"
+#include "api_ext.hpp"
 #include "api_support.hpp"
 #include "coll/reduce.hpp"
 #include "comm.hpp"
@@ -416,6 +417,7 @@ int xsim_main(int argc, char** argv, char** envp) {
     engine.set_privatizer(priv.get());
     privatize::set_active(priv.get());
     comm_init_world(engine.world_size());
+    ulfm_install(engine);  // revocations may reach any process (api_ulfm.cpp)
     Observing observing = observe_begin(opt, engine);  // trace, statistics, progress line (observation.hpp)
     app_calls_begin(opt.virtual_clocks);  // the application's clocks and random numbers (libc_clocks.hpp)
     t_simulation_thread = true;           // MPI calls from this thread only (api_support.hpp)

@@ -8,15 +8,12 @@
  *   ssend:    rank 0 MPI_Ssends to rank 1, which never receives: the send reports the failure.
  *   coll:     every rank calls MPI_Allreduce; rank 1 fails before it enters: the others' allreduce reports it.
  *   none:     no failure happens before the end (the fault is after it): normal output.
- *   revoke:   calls MPIX_Comm_revoke, not implemented yet: the run must stop with its name.
  * Prints "faults: RANK what TIME_US [error class]". */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "xsim.h"
-
-int MPIX_Comm_revoke(MPI_Comm comm); /* ULFM (MPICH declares it; Open MPI 4.1's mpi.h does not) */
 
 /* ULFM's class where mpi.h declares it (MPICH); xsim's stand-in, MPI_ERR_OTHER, where it does not. */
 #ifdef MPIX_ERR_PROC_FAILED
@@ -71,8 +68,6 @@ int main(int argc, char** argv) {
             xsim_compute(0.003);
             MPI_Barrier(MPI_COMM_SELF);
         }
-    } else if (strcmp(mode, "revoke") == 0) {
-        MPIX_Comm_revoke(MPI_COMM_WORLD);
     } else if (strcmp(mode, "coll") == 0) {
         if (rank == 1) xsim_compute(0.003);
         double s = 0;

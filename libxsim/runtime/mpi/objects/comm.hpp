@@ -84,6 +84,10 @@ struct RankExtra {
   std::vector<std::pair<uint64_t, uint32_t>> created;            // comms created from a parent id
   void* bsend_buf = nullptr;
   int bsend_size = 0;
+  // ULFM (api_ulfm.cpp), by communicator id: the agreements and shrinks begun, the acknowledged failed
+  // members (world ranks, MPIX_Comm_failure_ack).
+  std::vector<std::pair<uint64_t, uint64_t>> agreements;
+  std::vector<std::pair<uint64_t, std::vector<int32_t>>> acked;
 };
 
 void comm_init_world(int64_t world_size);

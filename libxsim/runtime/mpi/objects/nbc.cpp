@@ -244,6 +244,8 @@ MPI_Request start_nbc(Comm& c, const char* call, std::function<void(coll::Transp
 void request_error_failed(int err) {
   if (err == MPI_ERR_TRUNCATE)
     fail(MPI_ERR_TRUNCATE, "message truncated: the receive buffer is smaller than the message");
+  if (err == kErrRevoked && (kErrRevoked != kErrProcFailed || !g_engine || g_engine->last_detected().world < 0))
+    fail(err, "the communicator was revoked (MPIX_Comm_revoke)");
   if (err == kErrProcFailed && g_engine) {
     const Engine::Detected& d = g_engine->last_detected();
     char buf[200];

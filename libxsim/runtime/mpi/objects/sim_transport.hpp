@@ -34,7 +34,8 @@ class CommTransport final : public coll::Transport {
       g_engine->release_request(ids[i]);
       if (err == MPI_ERR_TRUNCATE)
         fail(MPI_ERR_TRUNCATE, "message truncated: the ranks passed inconsistent counts or datatypes");
-      if (err == kErrProcFailed) {  // a member failed (docs/resilience.md): the collective reports it
+      if (err == kErrProcFailed || err == kErrRevoked) {  // a member failed, or the communicator was revoked
+                                                          // (docs/resilience.md): the collective reports it
         g_engine->set_group_detection(-1, SimTime::infinity());
         for (int k = i + 1; k < n; ++k) {  // abandoned: a receive is withdrawn before its request goes
           if (!g_engine->request(ids[k]).complete) g_engine->cancel(ids[k]);
