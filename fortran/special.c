@@ -331,17 +331,27 @@ XF_ENTRY void mpi_errhandler_create_(xf_errhandler* fn, MPI_Fint* errhandler, MP
 XF_NAMES(mpi_errhandler_create, MPI_ERRHANDLER_CREATE)
 
 /* ---- ULFM (docs/resilience.md): MPICH's Fortran names of the MPIX_Comm_* calls -------------------------- */
-/* Declared here: Open MPI 4.1's mpi.h has no ULFM. */
-int MPIX_Comm_revoke(MPI_Comm comm);
-int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm);
-int MPIX_Comm_agree(MPI_Comm comm, int* flag);
-int MPIX_Comm_failure_ack(MPI_Comm comm);
-int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failed);
+/* Declared here (Open MPI 4.1's mpi.h has no ULFM), and weak: these bindings also build against an MPI
+ * without them (fortran_bindings_openmpi), where a call reports MPI_ERR_OTHER. libxsim defines them. */
+int MPIX_Comm_revoke(MPI_Comm comm) __attribute__((weak));
+int MPIX_Comm_shrink(MPI_Comm comm, MPI_Comm* newcomm) __attribute__((weak));
+int MPIX_Comm_agree(MPI_Comm comm, int* flag) __attribute__((weak));
+int MPIX_Comm_failure_ack(MPI_Comm comm) __attribute__((weak));
+int MPIX_Comm_failure_get_acked(MPI_Comm comm, MPI_Group* failed) __attribute__((weak));
+#define XF_ULFM(f) \
+  if (!f) {        \
+    *ierr = MPI_ERR_OTHER; \
+    return;        \
+  }
 
-XF_ENTRY void mpix_comm_revoke_(MPI_Fint* comm, MPI_Fint* ierr) { *ierr = MPIX_Comm_revoke(MPI_Comm_f2c(*comm)); }
+XF_ENTRY void mpix_comm_revoke_(MPI_Fint* comm, MPI_Fint* ierr) {
+  XF_ULFM(MPIX_Comm_revoke)
+  *ierr = MPIX_Comm_revoke(MPI_Comm_f2c(*comm));
+}
 XF_NAMES(mpix_comm_revoke, MPIX_COMM_REVOKE)
 
 XF_ENTRY void mpix_comm_shrink_(MPI_Fint* comm, MPI_Fint* newcomm, MPI_Fint* ierr) {
+  XF_ULFM(MPIX_Comm_shrink)
   MPI_Comm c_newcomm = MPI_COMM_NULL;
   int rc = MPIX_Comm_shrink(MPI_Comm_f2c(*comm), &c_newcomm);
   if (rc == MPI_SUCCESS) *newcomm = MPI_Comm_c2f(c_newcomm);
@@ -351,6 +361,7 @@ XF_NAMES(mpix_comm_shrink, MPIX_COMM_SHRINK)
 
 /* The flag is a Fortran INTEGER (MPICH's binding: bitwise AND, as in C). */
 XF_ENTRY void mpix_comm_agree_(MPI_Fint* comm, MPI_Fint* flag, MPI_Fint* ierr) {
+  XF_ULFM(MPIX_Comm_agree)
   int c_flag = (int)*flag;
   *ierr = MPIX_Comm_agree(MPI_Comm_f2c(*comm), &c_flag);
   *flag = (MPI_Fint)c_flag;
@@ -358,11 +369,13 @@ XF_ENTRY void mpix_comm_agree_(MPI_Fint* comm, MPI_Fint* flag, MPI_Fint* ierr) {
 XF_NAMES(mpix_comm_agree, MPIX_COMM_AGREE)
 
 XF_ENTRY void mpix_comm_failure_ack_(MPI_Fint* comm, MPI_Fint* ierr) {
+  XF_ULFM(MPIX_Comm_failure_ack)
   *ierr = MPIX_Comm_failure_ack(MPI_Comm_f2c(*comm));
 }
 XF_NAMES(mpix_comm_failure_ack, MPIX_COMM_FAILURE_ACK)
 
 XF_ENTRY void mpix_comm_failure_get_acked_(MPI_Fint* comm, MPI_Fint* failed, MPI_Fint* ierr) {
+  XF_ULFM(MPIX_Comm_failure_get_acked)
   MPI_Group c_failed = MPI_GROUP_NULL;
   int rc = MPIX_Comm_failure_get_acked(MPI_Comm_f2c(*comm), &c_failed);
   if (rc == MPI_SUCCESS) *failed = MPI_Group_c2f(c_failed);

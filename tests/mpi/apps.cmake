@@ -22,3 +22,12 @@ xsim_mpi_test(jacobi3d_time ${RUN} expect-stdout 2 "^jacobi3d: virtual time 0\\.
   ${EX}/jacobi3d 4 4 4 20 0 -xsim-np 2 ${NONE})
 xsim_mpi_test(jacobi3d_preload ${RUN} expect-stdout 2 "^jacobi3d: 12 ranks \\(3x2x2\\), grid 12x10x9, 460 iterations.* ok$" --
   ${PRELOAD} ${EX}/jacobi3d_plain 12 10 9 3000 1e-8 -xsim-np 12 ${NONE})
+
+# examples/resilient.c (docs/resilience.md): the ULFM Jacobi solver ends with the same iterate with and
+# without failures, shrinking once per failure; identical for 1 and 2 native processes
+xsim_mpi_test(resilient_no_failure ${RUN} expect-stdout "1 2"
+  "^resilient: 16 ranks, 16 survivors, 0 shrinks, n 1024, 120 sweeps \\(0 redone\\), error 3\\.636e-12 ok$" --
+  ${EX}/resilient -xsim-np 16 ${NONE})
+xsim_mpi_test(resilient_two_failures ${RUN} expect-stdout "1 2"
+  "^resilient: 16 ranks, 14 survivors, 2 shrinks, n 1024, 120 sweeps \\(11 redone\\), error 3\\.636e-12 ok$" --
+  ${EX}/resilient -xsim-np 16 -xsim-fault 3@2ms,9@5ms ${NONE})

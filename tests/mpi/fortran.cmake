@@ -13,6 +13,7 @@
 #   fortran_clock  system_clock reads the rank's virtual time (docs/virtual-clocks.md)
 #   fortran_units  each rank's Fortran units are its own: unit 10 on a file per rank, an implicit open, INQUIRE;
 #                  one rank's CLOSE(6) leaves stdout to the others (docs/privatization.md)
+#   fortran_ulfm   mpif.h-style MPIX_COMM_AGREE/FAILURE_ACK/FAILURE_GET_ACKED/SHRINK/REVOKE (docs/resilience.md)
 #   fortran_conventions  what xsim's own bindings (fortran/) convert: 1-based Waitany/Waitsome indices, status
 #                  arrays, LOGICAL flags, CHARACTER padding, a Fortran error handler, Alltoallw's datatype
 #                  arrays, window attributes by value, MPI_UNWEIGHTED; an unsupported function stops by name
@@ -21,7 +22,7 @@
 # -fallow-argument-mismatch with gfortran >= 10.
 set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
 
-foreach(t p2p coll types comm abort cart crash conventions clock units)
+foreach(t p2p coll types comm abort cart crash conventions clock units ulfm)
   add_executable(fortran_${t} fortran/fortran_${t}.f90)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -102,3 +103,6 @@ foreach(t fortran_units fortran_units_stdout fortran_units_preload)
   file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${t}.d)
   set_tests_properties(${t} PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${t}.d)
 endforeach()
+# ULFM from Fortran: rank 1 fails at 1 ms; agreement at 2,050.064 us, shrink done 50.064 us later
+xsim_mpi_test(fortran_ulfm ${RUN} expect-lines "1 2" ${CMAKE_CURRENT_SOURCE_DIR}/resilience/expected/fortran_ulfm.txt --
+  $<TARGET_FILE:fortran_ulfm> -xsim-np 4 -xsim-fault 1@1ms ${NONE})

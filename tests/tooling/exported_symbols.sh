@@ -6,13 +6,13 @@
 # __cxa_thread_atexit_impl) and libgfortran's _gfortran_set_options (to keep xsim's crash handlers in
 # Fortran programs), its I/O statements _gfortran_st_* and _gfortran_flush_i4/_i8 (each rank's own units),
 # and with xsim's own Fortran bindings (second argument ON) their entry points in every
-# mangling (mpi_send_, mpi_send, mpi_send__, MPI_SEND): everything else is hidden (STYLE.md "Headers and
+# mangling (mpi_send_, mpi_send, mpi_send__, MPI_SEND; ULFM: mpix_comm_*, MPIX_COMM_*): everything else is hidden (STYLE.md "Headers and
 # symbols").
 set -euo pipefail
 lib=$1
 fortran=${2:-OFF}
 syms=$(nm -D --defined-only "$lib" | awk '{print $3}')
-extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|MPIX_Comm_[a-z_]+|mpi_[a-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|clock_gettime|gettimeofday|rand|srand|random|srandom|initstate|setstate|[delnmj]rand48|srand48|seed48|lcong48|getopt|__posix_getopt|getopt_long|getopt_long_only|strtok|__cxa_atexit|__cxa_thread_atexit_impl|_gfortran_set_options|_gfortran_st_(open|close|inquire|read|write|rewind|backspace|endfile|flush|wait|wait_async)|_gfortran_flush_i[48]|_init|_fini|MPII_Comm_get_attr|MPII_Comm_set_attr|MPII_Keyval_set_proxy)$' || true)
+extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|MPIX_Comm_[a-z_]+|MPIX_COMM_[A-Z_]+|mpix_comm_[a-z_]+|mpi_[a-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|clock_gettime|gettimeofday|rand|srand|random|srandom|initstate|setstate|[delnmj]rand48|srand48|seed48|lcong48|getopt|__posix_getopt|getopt_long|getopt_long_only|strtok|__cxa_atexit|__cxa_thread_atexit_impl|_gfortran_set_options|_gfortran_st_(open|close|inquire|read|write|rewind|backspace|endfile|flush|wait|wait_async)|_gfortran_flush_i[48]|_init|_fini|MPII_Comm_get_attr|MPII_Comm_set_attr|MPII_Keyval_set_proxy)$' || true)
 if [ -n "$extra" ]; then
   echo "unexpected exported symbols:"; echo "$extra"; exit 1
 fi
@@ -20,7 +20,7 @@ for s in MPI_Init MPI_Send MPI_Allreduce MPI_Wtime xsim_compute __libc_start_mai
   grep -qx "$s" <<< "$syms" || { echo "missing export: $s"; exit 1; }
 done
 if [ "$fortran" = ON ]; then
-  for s in mpi_init_ mpi_send_ mpi_send mpi_send__ MPI_SEND mpi_waitall_ mpi_comm_get_attr_ mpi_wtime_; do
+  for s in mpi_init_ mpi_send_ mpi_send mpi_send__ MPI_SEND mpi_waitall_ mpi_comm_get_attr_ mpi_wtime_ mpix_comm_agree_ MPIX_COMM_SHRINK; do
     grep -qx "$s" <<< "$syms" || { echo "missing Fortran export: $s"; exit 1; }
   done
 elif grep -q '^mpi_' <<< "$syms"; then

@@ -84,8 +84,14 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   detect_ = opt.fault_detect;
   if (faulty_) {  // every process knows every rank's failure time (a look-up per wait and per MPI call)
     fail_at_.assign(static_cast<size_t>(nranks_), SimTime::infinity());
+    fails_.assign((static_cast<size_t>(nranks_) + 63) / 64, 0);
     for (const auto& [rank, t] : opt.faults)
-      if (rank < nranks_) fail_at_[static_cast<size_t>(rank)] = t;
+      if (rank < nranks_) {
+        fail_at_[static_cast<size_t>(rank)] = t;
+        fails_[static_cast<size_t>(rank) >> 6] |= uint64_t{1} << (rank & 63);
+      }
+    for (const auto& f : opt.faults) first_fail_ = min(first_fail_, f.second);
+    first_detect_ = first_fail_ == SimTime::infinity() ? first_fail_ : first_fail_ + detect_;
   }
 }
 

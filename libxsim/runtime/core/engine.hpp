@@ -189,7 +189,9 @@ class Engine {
   // When world rank `w` fails (-xsim-fault), or infinity. Every process knows every rank's.
   SimTime fail_time(int64_t w) const {
     if (!faulty_) [[likely]] return SimTime::infinity();
-    return fail_at_[static_cast<size_t>(w)];
+    const auto u = static_cast<uint64_t>(w);
+    if (!((fails_[u >> 6] >> (u & 63)) & 1)) return SimTime::infinity();  // the usual answer, from a bitmap
+    return fail_at_[u];
   }
   // When a failure of world rank `w` is detected (its failure time plus the detection delay), or infinity.
   SimTime detection_time(int64_t w) const {
@@ -199,7 +201,11 @@ class Engine {
   // If request `q`'s peer has failed and the detection delay has passed by the rank's clock: completes it
   // with kErrProcFailed (at the detection time) and returns true.
   // `group_world`/`group_detect`: a failed member of the collective in progress (set_group_detection).
-  bool detect_failure(Request& q, int64_t group_world = -1, SimTime group_detect = SimTime::infinity());
+  bool detect_failure(Request& q, int64_t group_world = -1, SimTime group_detect = SimTime::infinity()) {
+    if (current_->clock < first_detect_) [[likely]] return false;  // no failure can have been detected yet
+    return detect_failure_slow(q, group_world, group_detect);
+  }
+  bool detect_failure_slow(Request& q, int64_t group_world, SimTime group_detect);
   // The last failure an operation detected on this process, for its error message.
   struct Detected {
     int64_t world = -1;
@@ -659,7 +665,11 @@ class Engine {
   // Injected failures (docs/resilience.md); all off without -xsim-fault.
   bool faulty_ = false;
   std::vector<SimTime> fail_at_;            // by world rank: its failure time, or infinity (faulty_ only)
+  std::vector<uint64_t> fails_;             // by world rank, one bit: it has a failure time (8 KiB per 65,536
+                                            // ranks: the idle look-up stays in the cache where fail_at_ would not)
   SimTime detect_;                          // detection delay
+  SimTime first_fail_ = SimTime::infinity();    // the earliest failure time of any rank
+  SimTime first_detect_ = SimTime::infinity();  // first_fail_ + detect_: nothing is detected before
   SimTime detect_wake_ = SimTime::infinity();  // the wait in progress: when a failure it waits on is detected
   int64_t failed_local_ = 0;
   int64_t group_world_ = -1;                // set_group_detection
@@ -668,8 +678,13 @@ class Engine {
   // Revoked communicator contexts (revoke_contexts), by (context, local world rank).
   bool revoked_any_ = false;
   std::set<std::pair<uint64_t, int64_t>> revoked_;
-  void fail_if_due(Rank& r);                // [rank] fails `r` (never returns) once its failure time has come
-  SimTime failure_key(const Rank& r) const; // when a blocked `r` must wake for a failure: its own, or a detection
+  void fail_if_due(Rank& r) {               // [rank] fails `r` (never returns) once its failure time has come
+    if (r.clock >= first_fail_ && r.clock >= fail_time(r.world)) [[unlikely]] fail_now(r);
+  }
+  [[noreturn]] void fail_now(Rank& r);      // [rank] fails `r` at its failure time
+  SimTime failure_key(const Rank& r) const {  // when a blocked `r` must wake for a failure: its own, or a detection
+    return min(fail_time(r.world), detect_wake_);
+  }
   // The loggp model (docs/network-model.md); all off with the analytic model.
   bool loggp_ = false;
   SimTime os_, or_, gap_;                   // send and receive overheads (CPU time), NIC gap

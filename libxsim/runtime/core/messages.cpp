@@ -560,7 +560,7 @@ void Engine::wait_incomplete(Request& q, const BlockInfo& why) {
   }
 }
 
-bool Engine::detect_failure(Request& q, int64_t group_world, SimTime group_detect) {
+bool Engine::detect_failure_slow(Request& q, int64_t group_world, SimTime group_detect) {
   if (q.complete) return false;
   // The request's own peer, or (inside a collective) any failed member of its communicator.
   int64_t who = -1;

@@ -374,14 +374,9 @@ void Engine::yield_behind(Rank& r) {
   switch_out();
 }
 
-SimTime Engine::failure_key(const Rank& r) const {
-  const SimTime own = fail_time(r.world);
-  return min(own, detect_wake_);
-}
 
-void Engine::fail_if_due(Rank& r) {
+void Engine::fail_now(Rank& r) {
   const SimTime t = fail_time(r.world);
-  if (r.clock < t) return;
   // The rank stops here: it is gone at its failure time, its messages are dropped (finish_rank), its stack
   // released; the C++ frames on it are never unwound (as for exit()).
   ++failed_local_;

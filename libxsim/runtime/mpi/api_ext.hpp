@@ -79,7 +79,8 @@ void inter_collective(Comm& c, const char* name, bool nonblocking,
 // Installs the engine hook of revocations and agreement contributions (start-up, before any rank runs).
 class Engine;
 void ulfm_install(Engine& e);
-// This native process's MPIX_Comm_revoke, MPIX_Comm_agree and MPIX_Comm_shrink calls (the run report).
-void ulfm_counts(uint64_t* revokes, uint64_t* agreements, uint64_t* shrinks);
+// This native process's MPIX_Comm_revoke, MPIX_Comm_agree and MPIX_Comm_shrink calls, and the virtual time
+// its ranks spent in agree and shrink, in ps (the run report).
+void ulfm_counts(uint64_t* revokes, uint64_t* agreements, uint64_t* shrinks, uint64_t* agree_ps);
 
 }  // namespace xsim

@@ -78,6 +78,10 @@ int route_error(const char* name, MPI_Comm comm, int code, const std::string& wh
   char text[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   PMPI_Error_string(code, text, &len);
+  if (kErrProcFailed != MPI_ERR_OTHER && code == kErrProcFailed)  // MPICH 4.0.2 has no text for ULFM's classes
+    std::snprintf(text, sizeof text, "MPIX_ERR_PROC_FAILED");
+  else if (kErrRevoked != MPI_ERR_OTHER && code == kErrRevoked)
+    std::snprintf(text, sizeof text, "MPIX_ERR_REVOKED");
   e.abort_simulation(1, "rank " + std::to_string(r.world) + " at virtual time " + seconds9(r.clock) + " s: " +
                             name + ": " + what + " (" + text +
                             "); the error handler is " +

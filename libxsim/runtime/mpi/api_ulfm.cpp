@@ -51,6 +51,7 @@ struct Arrived {
 std::map<std::tuple<uint64_t, uint64_t, int32_t>, std::vector<Arrived>> g_arrived;
 
 uint64_t g_revokes = 0, g_agreements = 0, g_shrinks = 0;  // this process's calls (the run report)
+uint64_t g_agree_ps = 0;                                  // virtual time its ranks spent in agree and shrink
 
 void hook(Message* m) {
   if (m->tag == kOpRevoke) {
@@ -112,6 +113,7 @@ Outcome exchange(Comm& c, int flag, const char* call) {
   const int n = c.size, me = my_rank_in(c);
   const int32_t my_world = e.current().world;
   const uint64_t seq = next_agreement(c);
+  const SimTime start = e.current().clock;
   const ContributionPayload out{c.id, seq, me, flag};
   for (int j = 0; j < n; ++j)
     if (j != me) send_ulfm(kOpContribute, out, c.world_of(j));
@@ -155,6 +157,7 @@ Outcome exchange(Comm& c, int flag, const char* call) {
     return t;
   };
   e.wait_until(done, deadline, BlockInfo{call, -3, 0, c.handle});
+  g_agree_ps += static_cast<uint64_t>((e.current().clock - start).ps());
   for (int j = 0; j < n; ++j)
     if (!got[static_cast<size_t>(j)]) o.failed.push_back(j);
   return o;
@@ -172,10 +175,11 @@ std::string describe_failed(Comm& c, int j) {
 
 void ulfm_install(Engine& e) { e.set_applied_hook(kFamilyUlfm, &hook); }
 
-void ulfm_counts(uint64_t* revokes, uint64_t* agreements, uint64_t* shrinks) {
+void ulfm_counts(uint64_t* revokes, uint64_t* agreements, uint64_t* shrinks, uint64_t* agree_ps) {
   *revokes = g_revokes;
   *agreements = g_agreements;
   *shrinks = g_shrinks;
+  *agree_ps = g_agree_ps;
 }
 
 }  // namespace xsim

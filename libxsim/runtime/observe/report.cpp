@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "api_ext.hpp"
 #include "engine.hpp"
 #include "native/exchange.hpp"
 #include "options.hpp"
@@ -56,8 +57,15 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     xmax[1] = xsum[1] = std::max(0.0, e.run_cpu_seconds() - x->native_cpu_seconds());
   }
   int64_t failed[1] = {e.failed_ranks()};
+  int64_t ulfm[4] = {0, 0, 0, 0};  // revokes, agreements, shrinks, their virtual time (ps, all ranks)
+  {
+    uint64_t u[4];
+    ulfm_counts(&u[0], &u[1], &u[2], &u[3]);
+    for (int i = 0; i < 4; ++i) ulfm[i] = static_cast<int64_t>(u[i]);
+  }
   if (e.nprocs() > 1) {
     if (e.faults()) native::allreduce_sum(failed, 1);
+    native::allreduce_sum(ulfm, 4);
     native::allreduce_sum(xsums, 2);
     native::allreduce_max(xmax, 2);
     native::allreduce_sum(xsum, 2);
@@ -100,6 +108,12 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     std::fprintf(f, "xsim: failures            %lld of %zu injected failures happened (ranks %s)\n",
                  static_cast<long long>(failed[0]), opt.faults.size(), list.c_str());
   }
+  if (ulfm[0] + ulfm[1] + ulfm[2] > 0)  // docs/resilience.md
+    std::fprintf(f,
+                 "xsim: recovery (ULFM)     %lld revokes, %lld agreements, %lld shrinks (calls, all ranks); "
+                 "agree and shrink took %.9f s per rank on average\n",
+                 static_cast<long long>(ulfm[0]), static_cast<long long>(ulfm[1]), static_cast<long long>(ulfm[2]),
+                 s(ulfm[3]) / n);
   std::fprintf(f, "xsim: simulator wall time %.3f s\n", wall_seconds);
   std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(sums[4]),
                wall_seconds > 0 ? static_cast<double>(sums[4]) / wall_seconds : 0.0);
