@@ -25,6 +25,9 @@ class Observer {
   virtual void received(Rank& r, const Message& m) = 0;
   // The scheduler resumes blocked rank `r` later in virtual time than it blocked: from `from` to `to`.
   virtual void idle(Rank& r, SimTime from, SimTime to) = 0;
+  // Rank `r` fails (an injected failure, docs/resilience.md) at its clock, inside an MPI call or a wait; it
+  // never runs again.
+  virtual void failed(Rank& r) = 0;
 };
 
 }  // namespace xsim

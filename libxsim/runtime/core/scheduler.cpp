@@ -379,6 +379,7 @@ void Engine::fail_now(Rank& r) {
   const SimTime t = fail_time(r.world);
   // The rank stops here: it is gone at its failure time, its messages are dropped (finish_rank), its stack
   // released; the C++ frames on it are never unwound (as for exit()).
+  if (observer_) [[unlikely]] observer_->failed(r);  // at its clock: the failure time, or its next MPI call after
   ++failed_local_;
   r.exited_via_exit = true;
   r.mpi_finalized = true;  // not "ended without MPI_Finalize": it failed

@@ -124,6 +124,9 @@ std::string size_of_file(const std::string& path) {
 
 }  // namespace
 
+// The trace region that marks an injected process failure (docs/resilience.md, docs/observability.md).
+constexpr const char* kFailureRegion = "xsim: process failure (injected)";
+
 class Observation final : public Observer {
  public:
   Observation(const Options& opt, Engine& e)
@@ -210,6 +213,16 @@ class Observation final : public Observer {
     p.idle_from = from.ps();
     p.idle_to = to.ps();
     p.idle_pending = true;
+  }
+
+  void failed(Rank& r) override {  // the call it was in ends here; then a zero-length region marks the failure
+    PerRank& p = per_[static_cast<size_t>(r.index)];
+    if (p.call) close_call(r, p);
+    if (trace_) {
+      const uint32_t fail_region = region(kFailureRegion);
+      trace_->add(static_cast<size_t>(r.index), obs::enter_event(r.clock.ps(), fail_region, obs::kNoContext));
+      trace_->add(static_cast<size_t>(r.index), obs::leave_event(r.clock.ps(), fail_region));
+    }
   }
 
   // ---- the end ----------------------------------------------------------------------------------------
