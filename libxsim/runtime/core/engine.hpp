@@ -228,12 +228,18 @@ class Engine {
     return revoked_any_ && revoked_.count({ctx, world}) != 0;
   }
   // [rank] Whether the current rank's context `ctx` is revoked by its clock (once it is the earliest rank of
-  // its process, so that every revocation up to its clock has been applied).
-  bool revoked_now(uint64_t ctx) {
+  // its process, so that every revocation up to its clock has been applied), revocations being engine-applied
+  // messages of `family`.
+  // Free until a message of family `family` (the revocations') has reached this process: no revocation
+  // can be due before (a message is routed here before any rank's clock reaches its arrival).
+  bool revoked_now(uint64_t ctx, int family) {
+    if (!((applied_families_ >> family) & 1) && !revoked_any_) [[likely]] return false;
     ensure_earliest();
     return revoked(ctx, current_->world);
   }
   int64_t failed_ranks() const { return failed_local_; }  // this process's ranks that failed
+  int64_t detections() const { return detections_; }       // operations of this process that reported one
+  void count_detection() { ++detections_; }                 // one more (an agreement that found a failure)
   // Posts a receive; returns its request id.
   // `source_world`: the source's world rank when it is not a wildcard (failure detection), else -1.
   int post_recv(void* buf, int count, MPI_Datatype type, int source, int tag, uint64_t ctx, int32_t source_world = -1);
@@ -648,6 +654,7 @@ class Engine {
   ProgressHook progress_hook_ = nullptr;
   std::vector<Message*> applied_;           // engine-applied messages not yet applied: min-heap on arrival order
   AppliedHook applied_hooks_[kAppliedFamilies] = {};
+  uint32_t applied_families_ = 0;           // bit f: a message of family f has reached this process
   uint64_t applied_seq_ = 0;                // send order of the messages hooks send (after the ranks' own)
   void apply_next();
   SimTime out_min_ = SimTime::infinity();   // earliest arrival among messages sent off-process this window
@@ -672,6 +679,7 @@ class Engine {
   SimTime first_detect_ = SimTime::infinity();  // first_fail_ + detect_: nothing is detected before
   SimTime detect_wake_ = SimTime::infinity();  // the wait in progress: when a failure it waits on is detected
   int64_t failed_local_ = 0;
+  int64_t detections_ = 0;
   int64_t group_world_ = -1;                // set_group_detection
   SimTime group_detect_ = SimTime::infinity();
   Detected last_detected_;

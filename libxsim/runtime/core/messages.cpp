@@ -335,6 +335,7 @@ void Engine::deliver_local(Message* m) {
   // latency: ranks that share a core) may queue a rank or an applied message before it: ask again.
   if (m->t_arrive <= earliest_clock_) [[unlikely]] forget_earliest();
   if (m->kind() == Message::kApplied) {
+    if (m->src_in_comm >= 0 && m->src_in_comm < 32) applied_families_ |= 1u << m->src_in_comm;
     applied_.push_back(m);
     std::push_heap(applied_.begin(), applied_.end(), LaterArrival{});
     return;
@@ -587,6 +588,7 @@ bool Engine::detect_failure_slow(Request& q, int64_t group_world, SimTime group_
   q.completion = detected;
   q.set_error(kErrProcFailed);
   last_detected_ = {who, failed, detected};
+  ++detections_;
   return true;
 }
 

@@ -75,7 +75,7 @@ int collective(const char* name, MPI_Comm comm, MPI_Request* req, Check&& check,
       return inter_collective(c, name, req != nullptr, body);
     }
     check(c, me);
-    if (g_engine->revoked_now(c.coll_ctx())) [[unlikely]]  // MPIX_Comm_revoke (docs/resilience.md)
+    if (g_engine->revoked_now(c.coll_ctx(), kFamilyUlfm)) [[unlikely]]  // MPIX_Comm_revoke (docs/resilience.md)
       fail(kErrRevoked, "the communicator was revoked (MPIX_Comm_revoke)");
     if (req) {
       *req = start_nbc(c, name, algo);

@@ -78,6 +78,7 @@ void inter_collective(Comm& c, const char* name, bool nonblocking,
 // ---- ULFM (api_ulfm.cpp) -----------------------------------------------------------------------------------
 // Installs the engine hook of revocations and agreement contributions (start-up, before any rank runs).
 class Engine;
+constexpr int kFamilyUlfm = 2;  // Message::src_in_comm of revocations and contributions (engine.hpp, families 0-3)
 void ulfm_install(Engine& e);
 // This native process's MPIX_Comm_revoke, MPIX_Comm_agree and MPIX_Comm_shrink calls, and the virtual time
 // its ranks spent in agree and shrink, in ps (the run report).

@@ -30,7 +30,6 @@ namespace {
 
 Engine& E() { return *g_engine; }
 
-constexpr int kFamilyUlfm = 2;  // Message::src_in_comm of ULFM messages (engine.hpp, families 0-3)
 constexpr int32_t kOpRevoke = 1, kOpContribute = 2;
 constexpr uint64_t kModelBytes = 8;  // what a revocation or contribution costs on the network
 
@@ -212,9 +211,11 @@ XSIM_API int MPIX_Comm_agree(MPI_Comm comm, int* flag) {
     // is agreed all the same).
     const std::vector<int32_t>& acked = acked_of(c);
     for (int j : o.failed)
-      if (std::find(acked.begin(), acked.end(), c.world_of(j)) == acked.end())
+      if (std::find(acked.begin(), acked.end(), c.world_of(j)) == acked.end()) {
+        E().count_detection();
         fail(kErrProcFailed, "process failure: " + describe_failed(c, j) +
                                  ", not acknowledged with MPIX_Comm_failure_ack (the agreed flag is returned)");
+      }
   });
 }
 

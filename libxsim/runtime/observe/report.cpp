@@ -56,7 +56,7 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     xmax[0] = xsum[0] = x->native_seconds();
     xmax[1] = xsum[1] = std::max(0.0, e.run_cpu_seconds() - x->native_cpu_seconds());
   }
-  int64_t failed[1] = {e.failed_ranks()};
+  int64_t failed[2] = {e.failed_ranks(), e.detections()};
   int64_t ulfm[4] = {0, 0, 0, 0};  // revokes, agreements, shrinks, their virtual time (ps, all ranks)
   {
     uint64_t u[4];
@@ -64,7 +64,7 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     for (int i = 0; i < 4; ++i) ulfm[i] = static_cast<int64_t>(u[i]);
   }
   if (e.nprocs() > 1) {
-    if (e.faults()) native::allreduce_sum(failed, 1);
+    if (e.faults()) native::allreduce_sum(failed, 2);
     native::allreduce_sum(ulfm, 4);
     native::allreduce_sum(xsums, 2);
     native::allreduce_max(xmax, 2);
@@ -105,8 +105,9 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
       std::snprintf(b, sizeof b, "%s%lld at %.9f s", list.empty() ? "" : ", ", static_cast<long long>(rank), t.seconds());
       list += b;
     }
-    std::fprintf(f, "xsim: failures            %lld of %zu injected failures happened (ranks %s)\n",
-                 static_cast<long long>(failed[0]), opt.faults.size(), list.c_str());
+    std::fprintf(f, "xsim: failures            %lld of %zu injected failures happened (ranks %s); %lld operations "
+                 "reported one (MPIX_ERR_PROC_FAILED)\n",
+                 static_cast<long long>(failed[0]), opt.faults.size(), list.c_str(), static_cast<long long>(failed[1]));
   }
   if (ulfm[0] + ulfm[1] + ulfm[2] > 0)  // docs/resilience.md
     std::fprintf(f,
