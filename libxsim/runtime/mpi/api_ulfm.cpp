@@ -120,15 +120,22 @@ Outcome exchange(Comm& c, int flag, const char* call) {
   o.value = flag;
   std::vector<char> got(static_cast<size_t>(n), 0);
   got[static_cast<size_t>(me)] = 1;
-  int missing = n - 1;
-  const auto key = std::make_tuple(c.id, seq, my_world);
-  // When member j is known not to have contributed (infinity: it does not fail).
-  auto gone_at = [&](int j) {
+  // When member j is known not to have contributed: T_j + max(detect, L(j -> me)); infinity when it does not
+  // fail. `alive_missing` counts the missing members that do not fail: while one is missing, no deadline can
+  // complete the call (only its contribution can), so the waits cost O(1) per arrival.
+  std::vector<SimTime> gone(static_cast<size_t>(n), SimTime::infinity());
+  int alive_missing = 0;
+  for (int j = 0; j < n; ++j) {
+    if (j == me) continue;
     const int64_t w = c.world_of(j);
     const SimTime t = e.fail_time(w);
-    if (t == SimTime::infinity()) return t;
-    return t + max(e.detection_time(w) - t, e.message_latency(w, my_world, kModelBytes));
-  };
+    if (t == SimTime::infinity()) {
+      ++alive_missing;
+      continue;
+    }
+    gone[static_cast<size_t>(j)] = t + max(e.detection_time(w) - t, e.message_latency(w, my_world, kModelBytes));
+  }
+  const auto key = std::make_tuple(c.id, seq, my_world);
   auto absorb = [&] {
     auto it = g_arrived.find(key);
     if (it == g_arrived.end()) return;
@@ -136,24 +143,22 @@ Outcome exchange(Comm& c, int flag, const char* call) {
       if (!got[static_cast<size_t>(a.from)]) {
         got[static_cast<size_t>(a.from)] = 1;
         o.value &= a.flag;
-        --missing;
+        if (gone[static_cast<size_t>(a.from)] == SimTime::infinity()) --alive_missing;
       }
     g_arrived.erase(it);
   };
+  auto last_gone = [&] {  // the latest deadline among the missing members (all of them fail)
+    SimTime t = SimTime::zero();
+    for (int j = 0; j < n; ++j)
+      if (!got[static_cast<size_t>(j)]) t = max(t, gone[static_cast<size_t>(j)]);
+    return t;
+  };
   auto done = [&] {
     absorb();
-    if (missing == 0) return true;
-    const SimTime now = e.current().clock;
-    for (int j = 0; j < n; ++j)
-      if (!got[static_cast<size_t>(j)] && now < gone_at(j)) return false;
-    return true;
+    return alive_missing == 0 && e.current().clock >= last_gone();
   };
-  auto deadline = [&] {  // the next one still to come (a deadline already passed would wake it at once)
-    const SimTime now = e.current().clock;
-    SimTime t = SimTime::infinity();
-    for (int j = 0; j < n; ++j)
-      if (!got[static_cast<size_t>(j)] && gone_at(j) > now) t = min(t, gone_at(j));
-    return t;
+  auto deadline = [&] {  // when the missing members are all known not to have contributed (infinity: never)
+    return alive_missing > 0 ? SimTime::infinity() : last_gone();
   };
   e.wait_until(done, deadline, BlockInfo{call, -3, 0, c.handle});
   g_agree_ps += static_cast<uint64_t>((e.current().clock - start).ps());
