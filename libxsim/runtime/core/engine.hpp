@@ -340,6 +340,9 @@ class Engine {
   SimTime send_applied(Message* m, int64_t dst, uint64_t model_bytes);
   // [hook] Sends `m` on behalf of local world rank `src`, leaving at virtual time `t`.
   SimTime send_applied_from(Message* m, int64_t src, int64_t dst, SimTime t, uint64_t model_bytes);
+  // [rank or hook] Sends `m` as from world rank `src`, arriving at `arrive` (no network model, no FIFO order;
+  // at least the lookahead after the sender's clock when `dst` lives in another process).
+  void send_applied_at(Message* m, int64_t src, int64_t dst, SimTime arrive);
   // [hook] A blocked local rank is resumed at virtual time `t` (to re-check what it waits for).
   void wake(int64_t world, SimTime t);
   // [rank] Blocks until `done()` holds: checked once the rank is the earliest of its process (so every
@@ -358,7 +361,10 @@ class Engine {
       progress(*current_);
       if (done()) return;
       detect_wake_ = deadline();
-      block(why);
+      if (detect_wake_ != SimTime::infinity())
+        block_until(why);  // wakes at the deadline too
+      else
+        block(why);
       detect_wake_ = SimTime::infinity();
     }
   }
@@ -690,6 +696,8 @@ class Engine {
     if (r.clock >= first_fail_ && r.clock >= fail_time(r.world)) [[unlikely]] fail_now(r);
   }
   [[noreturn]] void fail_now(Rank& r);      // [rank] fails `r` at its failure time
+  void block_until(const BlockInfo& why);   // [rank] block(), and wake at detect_wake_ (with or without faults)
+  void block_timed(Rank& r);                // block's path that queues `r` at failure_key (and its arrivals)
   SimTime failure_key(const Rank& r) const {  // when a blocked `r` must wake for a failure: its own, or a detection
     return min(fail_time(r.world), detect_wake_);
   }

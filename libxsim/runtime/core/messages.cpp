@@ -387,6 +387,16 @@ SimTime Engine::send_applied_from(Message* m, int64_t src, int64_t dst, SimTime 
   return arrive;
 }
 
+void Engine::send_applied_at(Message* m, int64_t src, int64_t dst, SimTime arrive) {
+  m->t_arrive = arrive;
+  m->seq = (1ull << 63) | applied_seq_++;  // as send_applied_from's
+  m->ack_token = -1;
+  m->src = static_cast<int32_t>(src);
+  m->dst = static_cast<int32_t>(dst);
+  m->set_kind(Message::kApplied);
+  route(m);
+}
+
 void Engine::enter_globals(const Rank& r) {
   if (priv_) priv_->enter(static_cast<size_t>(r.index));
 }

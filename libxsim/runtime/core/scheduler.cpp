@@ -395,11 +395,7 @@ void Engine::block(const BlockInfo& why) {
   r.block = why;
   r.state = RankState::Blocked;
   if (faulty_) [[unlikely]] {  // also wake for its own failure, or to detect a peer's
-    SimTime key = failure_key(r);
-    if (!r.arrivals.empty()) key = min(key, r.arrivals.front()->t_arrive);
-    if (key != SimTime::infinity()) enqueue(r, max(key, r.clock));
-    switch_out();
-    fail_if_due(r);
+    block_timed(r);
   } else {
     if (!r.arrivals.empty()) enqueue(r, r.arrivals.front()->t_arrive);
     switch_out();
@@ -408,6 +404,25 @@ void Engine::block(const BlockInfo& why) {
     print_stack_of_current();
     switch_to_scheduler();
   }
+}
+
+void Engine::block_until(const BlockInfo& why) {
+  Rank& r = *current_;
+  r.block = why;
+  r.state = RankState::Blocked;
+  block_timed(r);
+  if (deadlock_reporting_) {
+    print_stack_of_current();
+    switch_to_scheduler();
+  }
+}
+
+void Engine::block_timed(Rank& r) {  // queued at its own failure, a detection or a deadline, or an arrival
+  SimTime key = failure_key(r);
+  if (!r.arrivals.empty()) key = min(key, r.arrivals.front()->t_arrive);
+  if (key != SimTime::infinity()) enqueue(r, max(key, r.clock));
+  switch_out();
+  fail_if_due(r);
 }
 
 }  // namespace xsim

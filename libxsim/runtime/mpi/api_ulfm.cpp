@@ -13,13 +13,15 @@
 //    T_j + max(detect, L(j -> i)) has passed without its message (T_j: j's failure time; a message j sent
 //    before T_j arrives before then). So every survivor sees the same contributors: the agreed value is
 //    the AND of their flags, shrink's new communicator is the contributors in rank order. Messages bypass
-//    the NICs' gap and contention and the per-pair FIFO order (they are timed by latency alone).
+//    the NICs' gap and contention and the per-pair FIFO order (they are timed by latency alone), and are
+//    simulated as one message per contributor and native process (exchange).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "api_ext.hpp"
@@ -38,16 +40,31 @@ struct RevokePayload {
 };
 struct ContributionPayload {
   uint64_t comm_id, seq;
-  int32_t from;  // the contributor's rank in the communicator
+  SimTime sent;     // when the contributor entered the call (its contributions' departure)
+  int32_t from;     // the contributor's rank in the communicator
   int32_t flag;
+  int32_t mortal;   // 1 if the contributor has a failure time (it may not contribute)
+  int32_t immortal_total;  // the members that have none (every one of them contributes)
+  int32_t local_members;   // the communicator's members in the destination's process
 };
 
-// Contributions that arrived, by (communicator id, agreement number, destination world rank).
-struct Arrived {
-  int32_t from;
-  int32_t flag;
+// One agreement (or shrink) on one communicator as this process sees it: the contributions that reached it
+// (one message per contributor and native process, not one per member pair: see exchange) and its members
+// waiting here. "Ready" once every member without a failure time has contributed: only then can a waiting
+// member know its outcome (and after that, a mortal member's late contribution wakes them again).
+struct Round {
+  struct Contribution {
+    SimTime sent;
+    int32_t from, flag;
+  };
+  std::vector<Contribution> got;
+  std::vector<uint32_t> by_sent;  // indices into `got`, latest departure first (sorted once `got` is final)
+  int32_t immortal_got = 0, immortal_total = 0;
+  int32_t unfinished = 0;  // local members that have not left the call yet (the round is dropped at 0)
+  std::vector<int32_t> waiting;  // world ranks of local members blocked in it
+  bool ready() const { return immortal_got >= immortal_total; }
 };
-std::map<std::tuple<uint64_t, uint64_t, int32_t>, std::vector<Arrived>> g_arrived;
+std::map<std::pair<uint64_t, uint64_t>, Round> g_rounds;
 
 uint64_t g_revokes = 0, g_agreements = 0, g_shrinks = 0;  // this process's calls (the run report)
 uint64_t g_agree_ps = 0;                                  // virtual time its ranks spent in agree and shrink
@@ -60,8 +77,19 @@ void hook(Message* m) {
   } else {
     ContributionPayload p;
     std::memcpy(&p, m->payload(), sizeof p);
-    g_arrived[{p.comm_id, p.seq, m->dst}].push_back({p.from, p.flag});
-    E().wake(m->dst, m->t_arrive);
+    auto [it, fresh] = g_rounds.try_emplace({p.comm_id, p.seq});
+    Round& r = it->second;
+    if (fresh) {
+      r.immortal_total = p.immortal_total;
+      r.unfinished = p.local_members;
+    }
+    const bool was_ready = r.ready();
+    r.got.push_back({p.sent, p.from, p.flag});
+    if (!p.mortal) ++r.immortal_got;
+    // The waiting members can decide once the round is ready; a mortal member's contribution after that
+    // changes their outcome (it was not yet known whether it would come).
+    if (r.ready() && (!was_ready || p.mortal))
+      for (int32_t w : r.waiting) E().wake(w, m->t_arrive);
   }
   Message::destroy(m);
 }
@@ -106,64 +134,124 @@ struct Outcome {
   std::vector<int> failed;  // the members (comm ranks) that did not contribute, in rank order
 };
 
-// The all-to-all exchange of agree and shrink (see the top of the file).
+// Per communicator and process, made once: one member in each native process that holds members (where
+// contributions go), how many members each of those processes holds, and how many members have no failure
+// time. Communicator ids are never reused, so the map only grows with the communicators that agree.
+struct Layout {
+  std::vector<int32_t> targets, local_members;
+  int32_t immortal = 0;
+  // By local member (world rank): the largest L(j -> it) over the other members, made on its first agreement
+  // (O(n) once per communicator and member), so that evaluations can stop early (exchange).
+  std::unordered_map<int32_t, SimTime> latest_latency;
+};
+std::unordered_map<uint64_t, Layout> g_layouts;
+
+Layout& layout_of(Comm& c) {
+  auto [it, fresh] = g_layouts.try_emplace(c.id);
+  Layout& lay = it->second;
+  if (!fresh) return lay;
+  Engine& e = E();
+  std::vector<int32_t> first(static_cast<size_t>(e.nprocs()), -1), count(static_cast<size_t>(e.nprocs()), 0);
+  for (int j = 0; j < c.size; ++j) {
+    const int32_t w = c.world_of(j);
+    const auto p = static_cast<size_t>(e.owner_of(w));
+    if (first[p] < 0) first[p] = w;
+    ++count[p];
+    if (e.fail_time(w) == SimTime::infinity()) ++lay.immortal;
+  }
+  for (size_t p = 0; p < first.size(); ++p)
+    if (first[p] >= 0) {
+      lay.targets.push_back(first[p]);
+      lay.local_members.push_back(count[p]);
+    }
+  return lay;
+}
+
+// The exchange of agree and shrink (see the top of the file). Every member's contribution is the same
+// message for all the others, so it travels once to each native process, arriving there no later than it
+// could reach any member (at once in its own process, a lookahead later elsewhere); member i then sees j's
+// contribution at j's entry + L(j -> i), exactly when a message of its own would have arrived. The virtual
+// times are those of n - 1 messages per member; the simulation handles one per native process.
 Outcome exchange(Comm& c, int flag, const char* call) {
   Engine& e = E();
   const int n = c.size, me = my_rank_in(c);
   const int32_t my_world = e.current().world;
   const uint64_t seq = next_agreement(c);
   const SimTime start = e.current().clock;
-  const ContributionPayload out{c.id, seq, me, flag};
-  for (int j = 0; j < n; ++j)
-    if (j != me) send_ulfm(kOpContribute, out, c.world_of(j));
+  Layout& lay = layout_of(c);
+  auto [lat_it, lat_fresh] = lay.latest_latency.try_emplace(my_world, SimTime::zero());
+  if (lat_fresh)
+    for (int j = 0; j < n; ++j)
+      if (j != me) lat_it->second = max(lat_it->second, e.message_latency(c.world_of(j), my_world, kModelBytes));
+  const SimTime latest_latency = lat_it->second;
+  ContributionPayload out{c.id, seq, start, me, flag, e.fail_time(my_world) != SimTime::infinity() ? 1 : 0,
+                          lay.immortal, 0};
+  int32_t here = 0;  // this process's members
+  for (size_t k = 0; k < lay.targets.size(); ++k) {
+    const bool local = e.owner_of(lay.targets[k]) == e.proc();
+    if (local) here = lay.local_members[k];
+    out.local_members = lay.local_members[k];
+    Message* m = Message::create(sizeof out);
+    std::memcpy(m->payload(), &out, sizeof out);
+    m->ctx = 0;
+    m->tag = kOpContribute;
+    m->src_in_comm = kFamilyUlfm;
+    e.send_applied_at(m, my_world, lay.targets[k], local ? start : start + e.lookahead());
+  }
+  auto [it, fresh] = g_rounds.try_emplace({c.id, seq});
+  Round& round = it->second;  // std::map: the reference stays valid while other rounds come and go
+  if (fresh) {
+    round.immortal_total = lay.immortal;
+    round.unfinished = here;
+  }
+  round.waiting.push_back(my_world);
+  // When this member can decide: every contribution it got visible (entry + L(j -> me)), every missing member
+  // known not to have contributed (T_j + max(detect, L(j -> me))). Infinity until the round is ready.
+  size_t evaluated = ~size_t{0};
+  SimTime decide = SimTime::infinity();
+  std::vector<char> got;
+  auto evaluate = [&] {
+    if (!round.ready()) return SimTime::infinity();
+    if (round.got.size() == evaluated) return decide;
+    evaluated = round.got.size();
+    got.assign(static_cast<size_t>(n), 0);
+    got[static_cast<size_t>(me)] = 1;
+    decide = start;
+    for (const Round::Contribution& x : round.got) got[static_cast<size_t>(x.from)] = 1;
+    // The latest visibility: departures latest first, until none left could beat it even over the
+    // slowest path to this member.
+    if (round.by_sent.size() != round.got.size()) {
+      round.by_sent.resize(round.got.size());
+      for (uint32_t k = 0; k < round.by_sent.size(); ++k) round.by_sent[k] = k;
+      std::sort(round.by_sent.begin(), round.by_sent.end(), [&](uint32_t a, uint32_t b) {
+        const Round::Contribution &x = round.got[a], &y = round.got[b];
+        return x.sent != y.sent ? x.sent > y.sent : x.from < y.from;
+      });
+    }
+    for (uint32_t k : round.by_sent) {
+      const Round::Contribution& x = round.got[k];
+      if (x.sent + latest_latency <= decide) break;
+      if (x.from != me)
+        decide = max(decide, x.sent + e.message_latency(c.world_of(x.from), my_world, kModelBytes));
+    }
+    for (int j = 0; j < n; ++j)
+      if (!got[static_cast<size_t>(j)]) {  // a member with a failure time (the round is ready)
+        const int64_t w = c.world_of(j);
+        const SimTime t = e.fail_time(w);
+        decide = max(decide, t + max(e.detection_time(w) - t, e.message_latency(w, my_world, kModelBytes)));
+      }
+    return decide;
+  };
+  e.wait_until([&] { return e.current().clock >= evaluate(); }, evaluate, BlockInfo{call, -3, 0, c.handle});
+  g_agree_ps += static_cast<uint64_t>((e.current().clock - start).ps());
   Outcome o;
   o.value = flag;
-  std::vector<char> got(static_cast<size_t>(n), 0);
-  got[static_cast<size_t>(me)] = 1;
-  // When member j is known not to have contributed: T_j + max(detect, L(j -> me)); infinity when it does not
-  // fail. `alive_missing` counts the missing members that do not fail: while one is missing, no deadline can
-  // complete the call (only its contribution can), so the waits cost O(1) per arrival.
-  std::vector<SimTime> gone(static_cast<size_t>(n), SimTime::infinity());
-  int alive_missing = 0;
-  for (int j = 0; j < n; ++j) {
-    if (j == me) continue;
-    const int64_t w = c.world_of(j);
-    const SimTime t = e.fail_time(w);
-    if (t == SimTime::infinity()) {
-      ++alive_missing;
-      continue;
-    }
-    gone[static_cast<size_t>(j)] = t + max(e.detection_time(w) - t, e.message_latency(w, my_world, kModelBytes));
-  }
-  const auto key = std::make_tuple(c.id, seq, my_world);
-  auto absorb = [&] {
-    auto it = g_arrived.find(key);
-    if (it == g_arrived.end()) return;
-    for (const Arrived& a : it->second)
-      if (!got[static_cast<size_t>(a.from)]) {
-        got[static_cast<size_t>(a.from)] = 1;
-        o.value &= a.flag;
-        if (gone[static_cast<size_t>(a.from)] == SimTime::infinity()) --alive_missing;
-      }
-    g_arrived.erase(it);
-  };
-  auto last_gone = [&] {  // the latest deadline among the missing members (all of them fail)
-    SimTime t = SimTime::zero();
-    for (int j = 0; j < n; ++j)
-      if (!got[static_cast<size_t>(j)]) t = max(t, gone[static_cast<size_t>(j)]);
-    return t;
-  };
-  auto done = [&] {
-    absorb();
-    return alive_missing == 0 && e.current().clock >= last_gone();
-  };
-  auto deadline = [&] {  // when the missing members are all known not to have contributed (infinity: never)
-    return alive_missing > 0 ? SimTime::infinity() : last_gone();
-  };
-  e.wait_until(done, deadline, BlockInfo{call, -3, 0, c.handle});
-  g_agree_ps += static_cast<uint64_t>((e.current().clock - start).ps());
+  for (const Round::Contribution& x : round.got)
+    if (x.from != me) o.value &= x.flag;
   for (int j = 0; j < n; ++j)
     if (!got[static_cast<size_t>(j)]) o.failed.push_back(j);
+  round.waiting.erase(std::find(round.waiting.begin(), round.waiting.end(), my_world));
+  if (--round.unfinished == 0) g_rounds.erase(it);
   return o;
 }
 
