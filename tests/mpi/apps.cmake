@@ -28,6 +28,7 @@ xsim_mpi_test(jacobi3d_preload ${RUN} expect-stdout 2 "^jacobi3d: 12 ranks \\(3x
 xsim_mpi_test(resilient_no_failure ${RUN} expect-stdout "1 2"
   "^resilient: 16 ranks, 16 survivors, 0 shrinks, n 1024, 120 sweeps \\(0 redone\\), error 3\\.636e-12 ok$" --
   ${EX}/resilient -xsim-np 16 ${NONE})
-xsim_mpi_test(resilient_two_failures ${RUN} expect-stdout "1 2"
+# (the failed ranks' heap allocations stay behind: no leak check under the sanitizers)
+xsim_mpi_test(resilient_two_failures LEAKS_OK=1 ${RUN} expect-stdout "1 2"
   "^resilient: 16 ranks, 14 survivors, 2 shrinks, n 1024, 120 sweeps \\(11 redone\\), error 3\\.636e-12 ok$" --
   ${EX}/resilient -xsim-np 16 -xsim-fault 3@2ms,9@5ms ${NONE})

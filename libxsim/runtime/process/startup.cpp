@@ -430,6 +430,7 @@ int xsim_main(int argc, char** argv, char** envp) {
     std::fflush(stdout);
     if (!observe_end(observing, engine) && code == 0) code = 1;  // a requested file could not be written
     write_report(engine, opt, wall, code);
+    comm_free_all();  // the communicators the application did not free (or could not: a failed member's)
     privatize::set_active(nullptr);
     priv.reset();  // the process's own image is current again
     g_engine = nullptr;

@@ -142,6 +142,18 @@ void comm_release(Comm* c) {
   delete c;
 }
 
+void comm_free_all() {
+  for (Comm*& c : g_comms)
+    if (c && c != &g_world && !c->is_self) {  // an intercommunicator's hidden local group is an entry too
+      delete c;
+      c = nullptr;
+    }
+  g_comms.clear();
+  g_free_comms.clear();
+  g_by_id.clear();
+  g_by_id[g_world.id] = &g_world;
+}
+
 MPI_Errhandler comm_errhandler(MPI_Comm h) {
   Rank& r = g_engine->current();
   if (r.extra)

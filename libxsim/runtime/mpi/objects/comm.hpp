@@ -98,6 +98,9 @@ Comm* comm_lookup(MPI_Comm h);
 // Creates (or joins, for later local members) the communicator with context `id` and these members.
 Comm* comm_join(uint64_t id, std::vector<int32_t> members);
 void comm_release(Comm* c);
+// At the end of the run: frees every communicator object still alive (not the world's; a rank's
+// MPI_COMM_SELF goes with its RankExtra).
+void comm_free_all();
 // Next context id for a communicator created from `parent` by the current rank (same on every member).
 uint64_t comm_next_id(const Comm& parent, uint64_t salt);
 // Context ids are derived, never negotiated: values are mixed with splitmix64's finaliser, and an id
