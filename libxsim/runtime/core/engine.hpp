@@ -193,6 +193,11 @@ class Engine {
     if (!((fails_[u >> 6] >> (u & 63)) & 1)) return SimTime::infinity();  // the usual answer, from a bitmap
     return fail_at_[u];
   }
+  // Whether world rank `w` has a failure time (faults configured).
+  bool may_fail(int64_t w) const {
+    const auto u = static_cast<uint64_t>(w);
+    return faulty_ && ((fails_[u >> 6] >> (u & 63)) & 1);
+  }
   // When a failure of world rank `w` is detected (its failure time plus the detection delay), or infinity.
   SimTime detection_time(int64_t w) const {
     const SimTime t = fail_time(w);

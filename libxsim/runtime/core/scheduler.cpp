@@ -394,8 +394,8 @@ void Engine::block(const BlockInfo& why) {
   Rank& r = *current_;
   r.block = why;
   r.state = RankState::Blocked;
-  if (faulty_) [[unlikely]] {  // also wake for its own failure, or to detect a peer's
-    block_timed(r);
+  if (faulty_ && (detect_wake_ != SimTime::infinity() || may_fail(r.world))) [[unlikely]] {
+    block_timed(r);  // also wake for its own failure, or to detect a peer's
   } else {
     if (!r.arrivals.empty()) enqueue(r, r.arrivals.front()->t_arrive);
     switch_out();
