@@ -422,7 +422,7 @@ constexpr OptionDef kOptions[] = {
      {[](Options& o, std::string_view v, const std::string& w) { o.cpu_scale = to_scale(v, w); },
       [](const Options& o) { return shortest_double(o.cpu_scale); }, 0, "a number", Value::bare, scale_from_toml}},
     {"stack", "XSIM_STACK", "simulation", "stack", "auto|SIZE",
-     "fiber stack size per virtual rank (16K to 1G; auto: 8M, less from 2,048 ranks per process, 256K from 65,536)",
+     "fiber stack size per virtual rank (16K to 1G; auto: 8M, less from 2,048 ranks per process, 64K from 262,144)",
      {[](Options& o, std::string_view v, const std::string& w) { o.stack_size = to_stack(v, w); },
       [](const Options& o) { return o.stack_size ? format_size(o.stack_size) : std::string("auto"); }, kString,
       "\"auto\", a size string such as \"256K\" or an integer byte count", Value::string, stack_from_toml}},

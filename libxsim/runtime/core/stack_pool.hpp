@@ -23,9 +23,11 @@ class StackPool {
   // the pages a rank touches, but each 2 MiB of address space a rank touches also costs a 4 KiB page-table
   // page: 8 MiB (Linux's default for a main thread: NetPIPE and other deep callers run as natively) while
   // the stacks' address space stays within 16 GiB (2,048 ranks), then halving with the rank count down to
-  // 256 KiB (65,536 ranks and more: 8 stacks share a page-table page, as before auto existed).
+  // 64 KiB (262,144 ranks and more). The page tables are the reason for the floor's size: with 256 KiB
+  // stacks, a million ranks touch 131,072 page-table pages (512 MiB the kernel allocates and zeroes, which
+  // made `hello` at 1,048,576 ranks spend 8.3 of its 10.0 s in the kernel; with 64 KiB, 1.8 of 3.3 s).
   static size_t auto_size(size_t count) {
-    constexpr size_t kMax = size_t{8} << 20, kMin = size_t{256} << 10, kBudget = size_t{16} << 30;
+    constexpr size_t kMax = size_t{8} << 20, kMin = size_t{64} << 10, kBudget = size_t{16} << 30;
     size_t s = kMax;
     while (s > kMin && count * s > kBudget) s /= 2;
     return s;

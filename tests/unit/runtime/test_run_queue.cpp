@@ -283,7 +283,9 @@ TEST(StackPoolLayout, AutoSizeShrinksWithTheRankCount) {
   EXPECT_EQ(xsim::StackPool::auto_size(2049), 4 * M);
   EXPECT_EQ(xsim::StackPool::auto_size(16384), 1 * M);
   EXPECT_EQ(xsim::StackPool::auto_size(65536), 256 * K);
-  EXPECT_EQ(xsim::StackPool::auto_size(2097152), 256 * K);
+  EXPECT_EQ(xsim::StackPool::auto_size(131072), 128 * K);
+  EXPECT_EQ(xsim::StackPool::auto_size(262144), 64 * K);
+  EXPECT_EQ(xsim::StackPool::auto_size(2097152), 64 * K);
   EXPECT_EQ(xsim::StackPool::effective_size(0, 4), 8 * M);
   EXPECT_EQ(xsim::StackPool::effective_size(64 * K, 4), 64 * K);
 }
