@@ -188,15 +188,14 @@ class Engine {
   // --- [rank] injected failures (docs/resilience.md) ---------------------------------------------------
   // When world rank `w` fails (-xsim-fault), or infinity. Every process knows every rank's.
   SimTime fail_time(int64_t w) const {
-    if (!faulty_) [[likely]] return SimTime::infinity();
-    const auto u = static_cast<uint64_t>(w);
-    if (!((fails_[u >> 6] >> (u & 63)) & 1)) return SimTime::infinity();  // the usual answer, from a bitmap
-    return fail_at_[u];
+    if (!may_fail(w)) [[likely]] return SimTime::infinity();  // the usual answer, from a bitmap
+    return fail_at_[static_cast<size_t>(w)];
   }
   // Whether world rank `w` has a failure time (faults configured).
   bool may_fail(int64_t w) const {
+    if (!faulty_) [[likely]] return false;
     const auto u = static_cast<uint64_t>(w);
-    return faulty_ && ((fails_[u >> 6] >> (u & 63)) & 1);
+    return (fails_[u >> 6] >> (u & 63)) & 1;
   }
   // When a failure of world rank `w` is detected (its failure time plus the detection delay), or infinity.
   SimTime detection_time(int64_t w) const {
@@ -232,11 +231,10 @@ class Engine {
   bool revoked(uint64_t ctx, int64_t world) const {
     return revoked_any_ && revoked_.count({ctx, world}) != 0;
   }
-  // [rank] Whether the current rank's context `ctx` is revoked by its clock (once it is the earliest rank of
-  // its process, so that every revocation up to its clock has been applied), revocations being engine-applied
-  // messages of `family`.
-  // Free until a message of family `family` (the revocations') has reached this process: no revocation
-  // can be due before (a message is routed here before any rank's clock reaches its arrival).
+  // [rank] Whether the current rank's context `ctx` is revoked by its clock, revocations being engine-applied
+  // messages of `family`: checked once the rank is the earliest of its process (every revocation up to its
+  // clock applied). Free until a message of that family has reached this process (a message is routed here
+  // before any rank's clock reaches its arrival, so none can be due before).
   bool revoked_now(uint64_t ctx, int family) {
     if (!((applied_families_ >> family) & 1) && !revoked_any_) [[likely]] return false;
     ensure_earliest();
@@ -356,8 +354,8 @@ class Engine {
   void wait_until(Done&& done, const BlockInfo& why) {
     wait_until(done, [] { return SimTime::infinity(); }, why);
   }
-  // The same, and the rank also wakes at `deadline()` (the earliest virtual time at which `done()` may turn
-  // true without a message: an injected failure's detection; finite only while faults are configured).
+  // The same, and the rank also wakes at `deadline()`: the earliest virtual time after its clock at which
+  // `done()` may turn true without a message or a wake(), or infinity (the ULFM agreement's deadlines).
   template <class Done, class Deadline>
   void wait_until(Done&& done, Deadline&& deadline, const BlockInfo& why) {
     yield_if_ahead();
@@ -366,10 +364,7 @@ class Engine {
       progress(*current_);
       if (done()) return;
       detect_wake_ = deadline();
-      if (detect_wake_ != SimTime::infinity())
-        block_until(why);  // wakes at the deadline too
-      else
-        block(why);
+      block(why, detect_wake_ != SimTime::infinity());  // wakes at the deadline too
       detect_wake_ = SimTime::infinity();
     }
   }
@@ -618,7 +613,8 @@ class Engine {
   void finish_rank(Rank& r, int code);
   void check_canary(Rank& r);
   int report_deadlock(int64_t unfinished_total);
-  void block(const BlockInfo& why);
+  // [rank] The current rank waits (blocked) until an arrival or a wake(); `timed`: also until detect_wake_.
+  void block(const BlockInfo& why, bool timed = false);
   void print_stack_of_current();
   SimTime local_next_key();
   int64_t now_ns() const;
@@ -688,7 +684,8 @@ class Engine {
   SimTime detect_;                          // detection delay
   SimTime first_fail_ = SimTime::infinity();    // the earliest failure time of any rank
   SimTime first_detect_ = SimTime::infinity();  // first_fail_ + detect_: nothing is detected before
-  SimTime detect_wake_ = SimTime::infinity();  // the wait in progress: when a failure it waits on is detected
+  SimTime detect_wake_ = SimTime::infinity();  // the wait in progress: when a failure it waits on is detected,
+                                               // or wait_until's deadline
   int64_t failed_local_ = 0;
   int64_t detections_ = 0;
   int64_t group_world_ = -1;                // set_group_detection
@@ -701,7 +698,6 @@ class Engine {
     if (r.clock >= first_fail_ && r.clock >= fail_time(r.world)) [[unlikely]] fail_now(r);
   }
   [[noreturn]] void fail_now(Rank& r);      // [rank] fails `r` at its failure time
-  void block_until(const BlockInfo& why);   // [rank] block(), and wake at detect_wake_ (with or without faults)
   void block_timed(Rank& r);                // block's path that queues `r` at failure_key (and its arrivals)
   SimTime failure_key(const Rank& r) const {  // when a blocked `r` must wake for a failure: its own, or a detection
     return min(fail_time(r.world), detect_wake_);

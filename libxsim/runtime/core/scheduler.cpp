@@ -390,27 +390,16 @@ void Engine::fail_now(Rank& r) {
   __builtin_unreachable();
 }
 
-void Engine::block(const BlockInfo& why) {
+void Engine::block(const BlockInfo& why, bool timed) {
   Rank& r = *current_;
   r.block = why;
   r.state = RankState::Blocked;
-  if (faulty_ && (detect_wake_ != SimTime::infinity() || may_fail(r.world))) [[unlikely]] {
-    block_timed(r);  // also wake for its own failure, or to detect a peer's
+  if (timed || (faulty_ && (detect_wake_ != SimTime::infinity() || may_fail(r.world)))) [[unlikely]] {
+    block_timed(r);  // also wake for its own failure, to detect a peer's, or at a deadline
   } else {
     if (!r.arrivals.empty()) enqueue(r, r.arrivals.front()->t_arrive);
     switch_out();
   }
-  if (deadlock_reporting_) {
-    print_stack_of_current();
-    switch_to_scheduler();
-  }
-}
-
-void Engine::block_until(const BlockInfo& why) {
-  Rank& r = *current_;
-  r.block = why;
-  r.state = RankState::Blocked;
-  block_timed(r);
   if (deadlock_reporting_) {
     print_stack_of_current();
     switch_to_scheduler();

@@ -20,7 +20,6 @@
 #include <cstring>
 #include <map>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -94,15 +93,15 @@ void hook(Message* m) {
   Message::destroy(m);
 }
 
+// Sends `payload` from the current rank to world rank `dst`, arriving at `arrive`.
 template <class T>
-void send_ulfm(int32_t op, const T& payload, int64_t dst) {
-  Engine& e = E();
+void send_ulfm(int32_t op, const T& payload, int64_t dst, SimTime arrive) {
   Message* m = Message::create(sizeof(T));
   std::memcpy(m->payload(), &payload, sizeof(T));
   m->ctx = 0;
   m->tag = op;
   m->src_in_comm = kFamilyUlfm;
-  e.send_applied_from(m, e.current().world, dst, e.current().clock, kModelBytes);
+  E().send_applied_at(m, E().current().world, dst, arrive);
 }
 
 Comm& check_ulfm_comm(MPI_Comm comm, const char* call) {
@@ -191,12 +190,7 @@ Outcome exchange(Comm& c, int flag, const char* call) {
     const bool local = e.owner_of(lay.targets[k]) == e.proc();
     if (local) here = lay.local_members[k];
     out.local_members = lay.local_members[k];
-    Message* m = Message::create(sizeof out);
-    std::memcpy(m->payload(), &out, sizeof out);
-    m->ctx = 0;
-    m->tag = kOpContribute;
-    m->src_in_comm = kFamilyUlfm;
-    e.send_applied_at(m, my_world, lay.targets[k], local ? start : start + e.lookahead());
+    send_ulfm(kOpContribute, out, lay.targets[k], local ? start : start + e.lookahead());
   }
   auto [it, fresh] = g_rounds.try_emplace({c.id, seq});
   Round& round = it->second;  // std::map: the reference stays valid while other rounds come and go
@@ -289,7 +283,10 @@ XSIM_API int MPIX_Comm_revoke(MPI_Comm comm) {
     const RevokePayload p{c.p2p_ctx(), c.coll_ctx()};
     const int me = my_rank_in(c);
     for (int j = 0; j < c.size; ++j)
-      if (j != me) send_ulfm(kOpRevoke, p, c.world_of(j));
+      if (j != me) {
+        const int64_t w = c.world_of(j);
+        send_ulfm(kOpRevoke, p, w, r.clock + e.message_latency(r.world, w, kModelBytes));
+      }
   });
 }
 
