@@ -259,7 +259,7 @@ class Engine {
     free_requests_.push_back(id);
   }
   // Blocks until request `id` is complete (clock moves to its completion time).
-  void wait(int id, const BlockInfo& why) {
+  [[gnu::always_inline]] void wait(int id, const BlockInfo& why) {
     Request& q = requests_[static_cast<size_t>(id)];
     if (faulty_) [[unlikely]] {  // wait_incomplete wakes at a failed peer's detection time
       const int64_t gw = group_world_;
