@@ -773,11 +773,6 @@ Options parse_options(int& argc, char** argv, char** envp) {
       throw ConfigError(org.of("fault", "-xsim-fault", true) + ": rank " + std::to_string(rank) +
                         " does not exist: the ranks are 0.." + std::to_string(ranks - 1) + " (np by " +
                         org.of("np", "-xsim-np", false) + ")");
-  if (o.model == NetModel::loggp && o.contention == Contention::links)
-    throw ConfigError(org.of("contention", "-xsim-contention", true) +
-                      ": the links contention model (bandwidth shared on every link of a route) is not available "
-                      "in this version; give -xsim-contention endpoint (each node's injection and ejection link "
-                      "serializes its messages) or none");
 
   // With the rank count known, the network must fit it: build it once to report a bad size or placement
   // file now, naming where the network and the rank count came from.

@@ -125,6 +125,35 @@ class Dragonfly final : public Network {
     return Route{latency_[nl][ng], bandwidth_[nl > 0][ng > 0], 2 + nl + ng};
   }
 
+  // Links: endpoint e's terminal link up to its router 2e, down from it 2e + 1; then the local links, one
+  // per ordered router pair of a group (G, x, y); then the global links, one per ordered group pair. A
+  // two-hop local path in a grid goes along the row first, then along the column.
+  bool route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const override {
+    if (route_keyed(src, dst, key).hops == 0) return true;
+    const int rs = src / q_.p, rd = dst / q_.p;
+    out.push_back({2 * static_cast<uint64_t>(src), q_.terminal_latency, q_.terminal_bandwidth_bps});
+    if (rs != rd) {
+      const int gs = rs / q_.a, ls = rs % q_.a, gd = rd / q_.a, ld = rd % q_.a;
+      if (gs == gd) {
+        local_links(gs, ls, ld, out);
+      } else {
+        const int gi = valiant_ ? dragonfly_valiant_group(src, dst, key, gs, gd, q_.g) : -1;
+        int g = gs, at = ls;
+        for (const int next : {gi, gd}) {
+          if (next < 0) continue;
+          local_links(g, at, port_router(g, next), out);
+          out.push_back({global_base() + static_cast<uint64_t>(g) * static_cast<uint64_t>(q_.g) + static_cast<uint64_t>(next),
+                         q_.global_latency, q_.global_bandwidth_bps});
+          at = port_router(next, g);
+          g = next;
+        }
+        local_links(gd, at, ld, out);
+      }
+    }
+    out.push_back({2 * static_cast<uint64_t>(dst) + 1, q_.terminal_latency, q_.terminal_bandwidth_bps});
+    return true;
+  }
+
   SimTime min_latency() const override {
     // p >= 2: two endpoints on one router (two terminal links). Otherwise the cheaper of one local link
     // (any a >= 2 group has a linked pair) and the global links of an inter-group route: one for minimal
@@ -158,6 +187,24 @@ class Dragonfly final : public Network {
     if (x == y) return 0;
     if (cols_ == 0) return 1;
     return (x / cols_ == y / cols_ || x % cols_ == y % cols_) ? 1 : 2;
+  }
+  uint64_t local_id(int group, int x, int y) const {
+    return 2 * static_cast<uint64_t>(endpoints_) +
+           (static_cast<uint64_t>(group) * static_cast<uint64_t>(q_.a) + static_cast<uint64_t>(x)) * static_cast<uint64_t>(q_.a) +
+           static_cast<uint64_t>(y);
+  }
+  uint64_t global_base() const {
+    return 2 * static_cast<uint64_t>(endpoints_) + static_cast<uint64_t>(q_.g) * static_cast<uint64_t>(q_.a) * static_cast<uint64_t>(q_.a);
+  }
+  // The local links from router x to router y of `group` (local_distance of them).
+  void local_links(int group, int x, int y, std::vector<Link>& out) const {
+    if (x == y) return;
+    if (local_distance(x, y) == 2) {
+      const int via = x / cols_ * cols_ + y % cols_;  // x's row, y's column
+      out.push_back({local_id(group, x, via), q_.local_latency, q_.local_bandwidth_bps});
+      x = via;
+    }
+    out.push_back({local_id(group, x, y), q_.local_latency, q_.local_bandwidth_bps});
   }
   // Local index of the router of group `from` that holds the global link to group `to` (from != to).
   int port_router(int from, int to) const { return (to < from ? to : to - 1) / q_.h; }

@@ -100,6 +100,36 @@ class MeshTorus final : public Network {
     return Route{SimTime::from_ps(h * link_latency_.ps()), bandwidth_bps_, h};
   }
 
+  // Links: endpoint e's link towards +1 in dimension d is (e * D + d) * 2, towards -1 that plus one
+  // (D = dimensions). Dimension-order routing, dimension 0 first, each the way route() counts it (on a
+  // wrapped dimension, through the wrap link when that is strictly shorter).
+  bool route_links(int src, int dst, uint64_t, std::vector<Link>& out) const override {
+    (void)route(src, dst);  // the range check
+    const size_t nd = dims_.size();
+    int64_t at = src, stride = 1;
+    for (size_t d = 0; d < nd; ++d) {
+      const int m = dims_[d];
+      const int s = static_cast<int>(src / stride % m), t = static_cast<int>(dst / stride % m);
+      if (s != t) {
+        int delta = t > s ? t - s : s - t;
+        bool up = t > s;
+        if (wrap_[d] && m - delta < delta) {
+          delta = m - delta;
+          up = !up;
+        }
+        int c = s;
+        for (int k = 0; k < delta; ++k) {
+          out.push_back({(static_cast<uint64_t>(at) * nd + d) * 2 + (up ? 0 : 1), link_latency_, bandwidth_bps_});
+          const int next = up ? (c + 1 == m ? 0 : c + 1) : (c == 0 ? m - 1 : c - 1);
+          at += (next - c) * stride;
+          c = next;
+        }
+      }
+      stride *= m;
+    }
+    return true;
+  }
+
   SimTime min_latency() const override { return link_latency_ + overheads().send + overheads().recv; }
 
   std::string describe() const override {

@@ -45,6 +45,18 @@ class Ring final : public Network {
     return Route{SimTime::from_ps(h * link_latency_.ps()), bandwidth_bps_, h};
   }
 
+  // Links: 2i from endpoint i to i + 1 (mod n), 2i + 1 from i to i - 1. The route goes the way route()
+  // counts: forward, or backward on a bidirectional ring when that is strictly shorter.
+  bool route_links(int src, int dst, uint64_t, std::vector<Link>& out) const override {
+    const int h = route(src, dst).hops;
+    const bool backward = bidirectional_ && h != (dst - src + n_) % n_;
+    for (int k = 0, at = src; k < h; ++k) {
+      out.push_back({2 * static_cast<uint64_t>(at) + (backward ? 1 : 0), link_latency_, bandwidth_bps_});
+      at = backward ? (at == 0 ? n_ - 1 : at - 1) : (at + 1 == n_ ? 0 : at + 1);
+    }
+    return true;
+  }
+
   SimTime min_latency() const override { return link_latency_ + overheads().send + overheads().recv; }
 
   std::string describe() const override {

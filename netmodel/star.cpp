@@ -49,6 +49,14 @@ class Star final : public Network {
     return Route{route_latency_, bandwidth_bps_, 2};
   }
 
+  // Links: endpoint e's uplink to the switch is 2e, the switch's downlink to e is 2e + 1.
+  bool route_links(int src, int dst, uint64_t, std::vector<Link>& out) const override {
+    if (route(src, dst).hops == 0) return true;
+    out.push_back({2 * static_cast<uint64_t>(src), link_latency_, bandwidth_bps_});
+    out.push_back({2 * static_cast<uint64_t>(dst) + 1, link_latency_, bandwidth_bps_});
+    return true;
+  }
+
   SimTime min_latency() const override {
     return route_latency_ + overheads().send + overheads().recv;
   }

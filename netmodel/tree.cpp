@@ -38,6 +38,31 @@ class Tree final : public Network {
       throw std::invalid_argument(what + ": link latency " + format_time(link_latency) + " times the longest route (" +
                                   std::to_string(max_hops) + " hops) overflows virtual time; give a smaller latency");
     if (std::has_single_bit(static_cast<unsigned>(k))) log2k_ = std::countr_zero(static_cast<unsigned>(k));
+    // First vertex number of each level below the root (route_links): the endpoints' level D has n
+    // vertices, level l < D has ceil(n / k^(D - l)) routers.
+    level_first_.assign(static_cast<size_t>(depth_) + 1, 0);
+    int64_t below = endpoints, first = 0;
+    for (int l = depth_; l >= 1; --l) {
+      level_first_[static_cast<size_t>(l)] = first;
+      first += below;
+      below = (below + k - 1) / k;
+    }
+  }
+
+  // Links: every vertex v below the root (an endpoint or a router; numbered level by level from the
+  // endpoints up) has its uplink to its parent, 2v, and its parent's downlink to it, 2v + 1. The route
+  // climbs from src to the lowest common ancestor and descends to dst.
+  bool route_links(int src, int dst, uint64_t, std::vector<Link>& out) const override {
+    const int up = route(src, dst).hops / 2;
+    int64_t s = src, d = dst, down[32];  // depth <= 31: k >= 2 and fewer than 2^31 endpoints
+    for (int i = 0, l = depth_; i < up; ++i, --l) {
+      out.push_back({2 * static_cast<uint64_t>(level_first_[static_cast<size_t>(l)] + s), link_latency_, bandwidth_bps_});
+      down[i] = level_first_[static_cast<size_t>(l)] + d;
+      s /= k_;
+      d /= k_;
+    }
+    for (int i = up; i-- > 0;) out.push_back({2 * static_cast<uint64_t>(down[i]) + 1, link_latency_, bandwidth_bps_});
+    return true;
   }
 
   int endpoints() const override { return endpoints_; }
@@ -84,6 +109,7 @@ class Tree final : public Network {
   uint64_t bandwidth_bps_;
   int depth_ = 1;   // router levels; endpoints are level depth_
   int log2k_ = 0;   // log2(k) when k is a power of two (fast path), else 0
+  std::vector<int64_t> level_first_;  // route_links: first vertex number of each level 1..depth_
 };
 
 }  // namespace

@@ -125,6 +125,33 @@ Exchange::Result Exchange::exchange(int64_t local_next_ps, int64_t unfinished, i
   return r;
 }
 
+void Exchange::allgather(const char* mine, size_t n, std::vector<char>& all, std::vector<size_t>& from) {
+  const int64_t t0 = clock_ns(CLOCK_MONOTONIC), cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  std::vector<int64_t> sizes(static_cast<size_t>(nprocs_));
+  const int64_t my_size = static_cast<int64_t>(n);
+  check(PMPI_Allgather(&my_size, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, comm_), "MPI_Allgather");
+  from.assign(static_cast<size_t>(nprocs_) + 1, 0);
+  auto as_int = [](size_t v) {
+    if (v > static_cast<size_t>(INT_MAX))
+      throw std::runtime_error("more than 2 GiB of link contention flows in one window");
+    return static_cast<int>(v);
+  };
+  std::vector<int> counts(static_cast<size_t>(nprocs_)), displs(static_cast<size_t>(nprocs_));
+  for (int p = 0; p < nprocs_; ++p) {
+    from[static_cast<size_t>(p) + 1] = from[static_cast<size_t>(p)] + static_cast<size_t>(sizes[static_cast<size_t>(p)]);
+    counts[static_cast<size_t>(p)] = as_int(static_cast<size_t>(sizes[static_cast<size_t>(p)]));
+    displs[static_cast<size_t>(p)] = as_int(from[static_cast<size_t>(p)]);
+  }
+  all.resize(from.back());
+  if (!all.empty())
+    check(PMPI_Allgatherv(mine, as_int(n), MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, comm_),
+          "MPI_Allgatherv");
+  native_messages_ += 2 * static_cast<uint64_t>(nprocs_ - 1);
+  bytes_sent_ += static_cast<uint64_t>(nprocs_ - 1) * (n + sizeof my_size);
+  native_ns_ += clock_ns(CLOCK_MONOTONIC) - t0;
+  native_cpu_ns_ += clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+}
+
 int world_proc() {
   int r = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &r);

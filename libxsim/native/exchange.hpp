@@ -62,6 +62,10 @@ class Exchange {
   Result exchange(int64_t local_next_ps, int64_t unfinished, int64_t messages,
                   std::vector<std::pair<const char*, size_t>>& received);
 
+  // Every process's `n` bytes at `mine`, concatenated in process order into `all`; process p's start at
+  // from[p], its end at from[p + 1]. Collective over the native processes.
+  void allgather(const char* mine, size_t n, std::vector<char>& all, std::vector<size_t>& from);
+
   // For the run report: native messages sent, payload bytes sent (headers included), seconds inside
   // the native MPI (waiting for the other processes included).
   uint64_t native_messages() const { return native_messages_; }

@@ -5,6 +5,8 @@
  *   late:   rank 0 MPI_Sends 1 MiB; rank 1 computes 100 ms before it posts the receive.
  *   small:  rank 0 sends 8 x 8 B with MPI_Send; rank 1 receives them with MPI_Recv (os = or = 5 us).
  *   ssend:  rank 0 MPI_Ssends 8 B; rank 1 computes 100 ms before it receives.
+ *   pairs:  (link contention, any network) every rank r of the first half MPI_Sends 1 MiB to rank
+ *           r + size/2, which prints when its receive returned.
  * Every line is "probe: RANK what TIME_US" with the time in microseconds to the picosecond. */
 #include <mpi.h>
 #include <stdio.h>
@@ -44,6 +46,16 @@ int main(int argc, char** argv) {
         snprintf(what, sizeof what, "arrival-%d", i);
         say(rank, what, MPI_Wtime());
       }
+    }
+  } else if (strcmp(mode, "pairs") == 0 && size >= 2) {
+    const int half = size / 2;
+    if (rank < half) {
+      memset(big, rank + 1, kBig);
+      MPI_Send(big, kBig, MPI_BYTE, rank + half, 0, MPI_COMM_WORLD);
+    } else if (rank < 2 * half) {
+      MPI_Recv(big, kBig, MPI_BYTE, rank - half, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (big[kBig - 1] != rank - half + 1) printf("probe: %d WRONG DATA\n", rank);
+      say(rank, "recv-returned", MPI_Wtime());
     }
   } else if (strcmp(mode, "incast") == 0) {
     if (rank == 0) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine_internal.hpp"
+#include "xsim/netmodel/hierarchy.hpp"
 #include "host_clock.hpp"
 #include "message_wire.hpp"
 #include "native/exchange.hpp"
@@ -102,8 +103,18 @@ void Engine::setup_loggp() {
   or_ = opt_.network.recv_overhead;
   gap_ = opt_.network.gap;
   eager_ = eager_limit(opt_);
-  contention_ = opt_.contention == Contention::endpoint;
+  contention_ = opt_.contention != Contention::none;
   nic_ = contention_ || gap_ > SimTime::zero();
+  if (opt_.contention == Contention::links) {
+    // The system network: the outermost level (messages between the cores of one node cross no link of it).
+    const net::Network& system = LinkContention::system_network(*net_);
+    if (std::string why = LinkContention::unsupported(system); !why.empty()) throw std::runtime_error(why);
+    links_ = std::make_unique<LinkContention>(system, first_local_, first_local_ + static_cast<int64_t>(ranks_.size()));
+    links_wire_min_ = system.min_latency() - system.overheads().send - system.overheads().recv;
+    // A window must not be longer than that: a flow of this window then cannot be due in it, and every flow
+    // due is known when it is timed (process_due_arrivals).
+    if (nprocs_ > 1) lookahead_ = min(lookahead_, links_wire_min_);
+  }
   if (!nic_) return;
   // One NIC per simulated node of this process's ranks (startup.cpp made sure no node is split between
   // processes). Block placement: the nodes are contiguous; otherwise look them up.
@@ -166,6 +177,7 @@ int Engine::run() {
       SimTime end = (SimTime::infinity() - w) > lookahead_ ? w + lookahead_ : SimTime::infinity();
       run_window(end);
       ++windows_;
+      if (links_) exchange_flows();
       SimTime next = min(local_next_key(), out_min_);
       out_min_ = SimTime::infinity();
       native::Exchange::Result res =
@@ -183,6 +195,7 @@ int Engine::run() {
       w = SimTime::from_ps(res.next_event_ps);
     }
   }
+  if (links_) links_->time_upto(SimTime::infinity());  // the rest, for the report's count (every process's)
   timespec cpu1;
   host_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   run_cpu_seconds_ = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) * 1e-9;

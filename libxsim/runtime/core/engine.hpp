@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "fiber_switch.hpp"
+#include "link_contention.hpp"
 #include "run_queue.hpp"
 #include "records.hpp"
 #include "stack_pool.hpp"
@@ -707,6 +708,12 @@ class Engine {
   SimTime os_, or_, gap_;                   // send and receive overheads (CPU time), NIC gap
   uint64_t eager_ = ~uint64_t{0};           // largest message sent eagerly
   bool contention_ = false;                 // endpoint contention: injection and ejection links serialize
+  // -xsim-contention links (also sets contention_): the system network's links, and the smallest latency of
+  // a route between two nodes without overheads (no message with data arrives sooner after it left).
+  std::unique_ptr<LinkContention> links_;
+  SimTime links_wire_min_;
+  void add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave);
+  void exchange_flows();                    // a window's flows to and from the other processes
   bool nic_ = false;                        // contention_ or a gap: the nodes' NIC state is kept
   // A simulated node's NIC, for the nodes of this process's ranks: when its injection and ejection links are
   // next free, and its incoming messages not yet timed through the ejection link (min-heap on arrival order).
@@ -766,6 +773,7 @@ class Engine {
   const std::vector<Rank>& ranks() const { return ranks_; }
   uint64_t windows() const { return windows_; }
   const native::Exchange* exchange() const { return exchange_.get(); }  // null with one native process
+  const LinkContention* link_contention() const { return links_.get(); }  // null unless -xsim-contention links
   double wall_start() const { return wall_start_; }
   double run_cpu_seconds() const { return run_cpu_seconds_; }  // CPU time of the scheduler thread in run()
 };

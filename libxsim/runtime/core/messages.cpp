@@ -133,6 +133,7 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   if (bytes > eager_ && !eager_only) [[unlikely]]
     return send_rendezvous(r, m, sync_req);
   SimTime leave = r.clock, latency;
+  bool flow = false;
   if (!nic_ || bytes == 0 || !inter_node(r.world, dst)) [[likely]] {
     latency = message_latency(r.world, dst, bytes);
   } else {  // the node's NIC injects one message at a time: size / bandwidth each, at least the gap apart
@@ -143,9 +144,11 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
     leave = max(leave, nic.inject_free);
     nic.inject_free = leave + max(gap_, contention_ ? xfer : SimTime::zero());
     latency = wire_latency;
+    flow = links_ != nullptr;
   }
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), leave + latency);
   m->seq = r.send_seq++;
+  if (flow) [[unlikely]] add_flow(r.world, dst, m->seq, bytes, leave);
   if (sync_req >= 0) {
     m->ack_token = ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen);
     requests_[static_cast<size_t>(sync_req)].peer_world = static_cast<int32_t>(dst);
@@ -171,6 +174,7 @@ int Engine::send_rendezvous(Rank& r, Message* m, int req) {
   m->set_kind(Message::kRts);
   m->t_arrive = fifo_arrival(r, m->dst, r.clock + message_latency(r.world, m->dst, 0));
   m->seq = r.send_seq++;
+  q.rts_seq = m->seq;
   m->ack_token = ack_token(req, q.gen);
   if (observer_) [[unlikely]] notify_sent(observer_, r, *m);
   route(m);
@@ -195,10 +199,13 @@ void Engine::handle_cts(Message* c) {
   SimTime xfer;
   const SimTime data_latency = route_latency(path, bytes, &xfer);
   SimTime start = t;
+  // The data's sequence number follows its sender's request to send: the same for any number of processes.
+  const uint64_t data_seq = (1ull << 63) | q.rts_seq;
   if (nic_ && inter_node(sender, receiver)) {
     NodeNic& nic = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(sender - first_local_)])];
     start = max(start, nic.inject_free);
     nic.inject_free = start + max(gap_, contention_ ? xfer : SimTime::zero());
+    if (links_ && bytes) add_flow(sender, receiver, data_seq, bytes, start);
   }
   q.complete = true;
   q.completion = start + xfer;
@@ -206,7 +213,7 @@ void Engine::handle_cts(Message* c) {
   wake(sender, t);
   Message* d = make_message(0);
   d->t_arrive = start + (core_of(sender) == core_of(receiver) ? SimTime::zero() : data_latency);
-  d->seq = (1ull << 63) | applied_seq_++;
+  d->seq = data_seq;
   d->ctx = bytes;
   d->ack_token = static_cast<int64_t>(recv_token);
   d->src = static_cast<int32_t>(sender);
@@ -215,6 +222,24 @@ void Engine::handle_cts(Message* c) {
   d->tag = 0;
   d->set_kind(Message::kRdata);
   route(d);
+}
+
+void Engine::add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave) {
+  links_->add_local({leave.ps(), seq, bytes, static_cast<int32_t>(src), static_cast<int32_t>(dst),
+                     static_cast<int32_t>(node_of(src)), static_cast<int32_t>(node_of(dst))},
+                    nprocs_ > 1);
+}
+
+void Engine::exchange_flows() {
+  std::vector<LinkContention::Flow>& mine = links_->outgoing();
+  std::vector<char> all;
+  std::vector<size_t> from;
+  exchange_->allgather(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(LinkContention::Flow), all,
+                       from);
+  mine.clear();
+  for (int p = 0; p < nprocs_; ++p)
+    if (p != proc_)
+      links_->add_remote(all.data() + from[static_cast<size_t>(p)], from[static_cast<size_t>(p) + 1] - from[static_cast<size_t>(p)]);
 }
 
 void Engine::finalize_incoming(NodeNic& n, SimTime upto) {
@@ -232,8 +257,10 @@ void Engine::time_ejection(NodeNic& n, Message* m) {
   const net::Route path = net_->route(core_of(m->src), core_of(m->dst));
   SimTime xfer;
   (void)route_latency(path, m->model_bytes(), &xfer);
-  // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees.
-  const SimTime done = max(m->t_arrive, n.eject_free + xfer);
+  // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees; with
+  // link contention, after the delay its flow had on the way (timed by process_due_arrivals' time_upto).
+  const SimTime arrive = links_ ? m->t_arrive + links_->take_delay(m->src, m->seq) : m->t_arrive;
+  const SimTime done = max(arrive, n.eject_free + xfer);
   n.eject_free = done;
   if (done > m->t_arrive) {
     if (m->kind() == Message::kData && m->ack_token < 0) {  // the usual case: kept in the message
@@ -427,6 +454,9 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
   // Every message to r's node due by `upto` is known (r is the earliest rank, inside the window): time
   // them through the node's ejection link in arrival order, before any of them is received.
   NodeNic* nic = contention_ ? &nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])] : nullptr;
+  // Link contention: every flow that left early enough to arrive by `upto` is known (r is the earliest rank,
+  // and the window is no longer than links_wire_min_): time them all, in flow order.
+  if (links_) [[unlikely]] links_->time_upto(upto - links_wire_min_);
   if (nic && cores_per_node_ > 1) finalize_incoming(*nic, upto);
   while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
     std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});

@@ -103,6 +103,7 @@ struct alignas(64) Request {
   MPI_Comm comm = MPI_COMM_NULL;  // Persistent / Coll: the communicator (for errors and reports)
   Message* msg = nullptr;       // Matched: the message, already removed from the unexpected queue
   void* state = nullptr;        // Coll: the API layer's progress state
+  uint64_t rts_seq = 0;         // rendezvous send: its request to send's sequence number (names the data)
   int error() const { return failed ? error_code : MPI_SUCCESS; }  // the status's MPI_ERROR
   // The operation's arguments: a receive's, or those a persistent request keeps for MPI_Start.
   void set_args(void* b, int n, MPI_Datatype t, int peer, int tg) {

@@ -63,7 +63,11 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     ulfm_counts(&u[0], &u[1], &u[2], &u[3]);
     for (int i = 0; i < 4; ++i) ulfm[i] = static_cast<int64_t>(u[i]);
   }
+  // Link contention: flows delayed on the way (each process counts its receivers') and their delay (ps).
+  const LinkContention* lc = e.link_contention();
+  int64_t link_delays[2] = {lc ? static_cast<int64_t>(lc->delayed()) : 0, lc ? lc->total_delay().ps() : 0};
   if (e.nprocs() > 1) {
+    if (lc) native::allreduce_sum(link_delays, 2);
     if (e.faults()) native::allreduce_sum(failed, 2);
     native::allreduce_sum(ulfm, 4);
     native::allreduce_sum(xsums, 2);
@@ -93,6 +97,11 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
                s(maxs[1]));
   std::fprintf(f, "xsim: messages            %lld (%s of payload)\n", static_cast<long long>(sums[2]),
                format_size(static_cast<uint64_t>(sums[3])).c_str());
+  if (lc)  // docs/network-model.md "Link contention"
+    std::fprintf(f, "xsim: link contention     %llu messages crossed the system network's links; %lld of them waited for a "
+                 "link, %.9f s on average\n",
+                 static_cast<unsigned long long>(lc->flows()), static_cast<long long>(link_delays[0]),
+                 link_delays[0] ? s(link_delays[1]) / static_cast<double>(link_delays[0]) : 0.0);
   if (e.faults()) {  // docs/resilience.md
     std::string list;
     size_t shown = 0;

@@ -381,6 +381,13 @@ int xsim_main(int argc, char** argv, char** envp) {
       return 2;
     }
   if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
+  if (opt.model == NetModel::loggp && opt.contention == Contention::links) {
+    if (std::string why = LinkContention::unsupported(LinkContention::system_network(*built.network)); !why.empty()) {
+      if (proc == 0) std::fprintf(stderr, "xsim: %s\n", why.c_str());
+      PMPI_Finalize();
+      return 2;
+    }
+  }
   if (std::string split = split_node_error(opt, built, nprocs); !split.empty()) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", split.c_str());
     PMPI_Finalize();

@@ -23,6 +23,15 @@ struct Route {
   int level_hops[kMaxLevels] = {0, 0, 0, 0, 0, 0};
 };
 
+// One directed link of a route, for link-level contention (libxsim's `-xsim-contention links`,
+// docs/network-model.md "Link contention"). Ids are unique within one network object and the same for every
+// query; two routes share a link exactly when they list the same id.
+struct Link {
+  uint64_t id;
+  SimTime latency;
+  uint64_t bandwidth_bps;
+};
+
 // Per-message overheads added to every message between distinct endpoints (default 0).
 struct Overheads {
   SimTime send;  // o_s: charged on the send side of every message
@@ -52,6 +61,14 @@ class Network {
   virtual Route route_keyed(int src, int dst, uint64_t key) const {
     (void)key;
     return route(src, dst);
+  }
+  // The links of route_keyed(src, dst, key) in the order a message crosses them, appended to `out`; their
+  // count is the route's hops, their latencies add up to its latency and the smallest bandwidth is its
+  // min_bandwidth_bps. Returns false (appending nothing) when the topology does not list its links (the
+  // default): link contention then refuses the network.
+  virtual bool route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const {
+    (void)src, (void)dst, (void)key, (void)out;
+    return false;
   }
   // Smallest latency between any two distinct endpoints (for a zero-byte message, overheads included).
   // The simulator's lookahead; always > 0 for a valid network.

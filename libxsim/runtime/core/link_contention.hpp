@@ -1,0 +1,107 @@
+// LinkContention: the `links` contention model (-xsim-contention links; docs/network-model.md "Link
+// contention"). Every message with data between two nodes is a flow over the links of its route in the
+// system (outermost) network. A link carries one flow at a time, for the flow's transfer time at its
+// bottleneck bandwidth, and serves flows in the order they left their nodes (leave time, then sending
+// rank, then its sequence number): a flow's head waits at each link until the flows before it have passed.
+// Its delay is how much later its last byte arrives than it would on idle links.
+//
+// Flows are timed lazily, in that order, once every flow that left before them is known (time_upto; the
+// engine gives the bound from the conservative rule). Every native process times every flow (the engine
+// sends its own to the others at each window's end), so the link table is the same everywhere and the
+// result does not depend on their number. A process keeps the delays of the flows its own ranks receive
+// until the receiver takes them (take_delay).
+// Layer: libxsim/runtime/core (xsim_core). Not thread-safe (the scheduler's thread).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "xsim/netmodel/network.hpp"
+#include "xsim/simtime.hpp"
+
+namespace xsim {
+
+class LinkContention {
+ public:
+  // One message's data over the system network, between nodes src_node and dst_node (endpoints of
+  // `system`), from world rank src (sequence number seq, unique per sender) to world rank dst.
+  struct Flow {
+    int64_t leave_ps;  // when its first byte leaves the source node's NIC
+    uint64_t seq;
+    uint64_t bytes;
+    int32_t src, dst;
+    int32_t src_node, dst_node;
+  };
+  // `system`: the network whose links are shared (it must list them: Network::route_links). Ranks
+  // [first_local, end_local) are this process's: their flows' delays are kept for take_delay.
+  LinkContention(const net::Network& system, int64_t first_local, int64_t end_local);
+  // The system network of a run's network: its outermost level (messages between the cores of one node
+  // cross none of its links), or the network itself when it has one level.
+  static const net::Network& system_network(const net::Network& net);
+  // Why `system` cannot be used (its topology does not list its links), as a message naming the option
+  // and what to give instead; "" when it can.
+  static std::string unsupported(const net::Network& system);
+
+  // A flow of one of this process's ranks: timed here, and sent to the other processes (outgoing()).
+  void add_local(const Flow& f, bool other_processes) {
+    push(f);
+    if (other_processes) outgoing_.push_back(f);
+  }
+  // Flows other processes sent (a window's, as bytes: whole Flow records).
+  void add_remote(const char* data, size_t n);
+  std::vector<Flow>& outgoing() { return outgoing_; }
+
+  // Times every known flow that left at or before `bound`, in flow order. The caller guarantees that no
+  // flow that left at or before `bound` is still to come.
+  void time_upto(SimTime bound) {
+    if (!pending_.empty() && pending_.front().leave_ps <= bound.ps()) time_due(bound);
+  }
+  // The delay of flow (src, seq) to a local rank, once timed (zero: none); forgotten afterwards.
+  SimTime take_delay(int32_t src, uint64_t seq) {
+    if (delays_.empty()) return SimTime::zero();
+    auto it = delays_.find(Key{src, seq});
+    if (it == delays_.end()) return SimTime::zero();
+    const SimTime d = SimTime::from_ps(it->second);
+    delays_.erase(it);
+    return d;
+  }
+
+  // For the run report: flows timed (all processes'), flows to this process's ranks that were delayed,
+  // and the sum of those delays.
+  uint64_t flows() const { return flows_; }
+  uint64_t delayed() const { return delayed_; }
+  SimTime total_delay() const { return SimTime::from_ps(total_delay_ps_); }
+
+ private:
+  struct Key {
+    int32_t src;
+    uint64_t seq;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return static_cast<size_t>((k.seq * 0x9e3779b97f4a7c15ull) ^ static_cast<uint32_t>(k.src));
+    }
+  };
+  static bool later(const Flow& a, const Flow& b) {  // min-heap on (leave, src, seq)
+    if (a.leave_ps != b.leave_ps) return a.leave_ps > b.leave_ps;
+    if (a.src != b.src) return a.src > b.src;
+    return a.seq > b.seq;
+  }
+  void push(const Flow& f);
+  void time_due(SimTime bound);
+  void time_flow(const Flow& f);
+
+  const net::Network& system_;
+  int64_t first_local_, end_local_;
+  std::vector<Flow> pending_;                         // min-heap (later)
+  std::vector<Flow> outgoing_;                        // this window's local flows, for the other processes
+  std::unordered_map<uint64_t, int64_t> free_;        // link id -> when it is next free (ps)
+  std::unordered_map<Key, int64_t, KeyHash> delays_;  // local receivers' delayed flows -> delay (ps)
+  std::vector<net::Link> path_;                       // scratch: the route being timed
+  uint64_t flows_ = 0, delayed_ = 0;
+  int64_t total_delay_ps_ = 0;
+};
+
+}  // namespace xsim

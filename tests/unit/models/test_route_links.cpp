@@ -1,0 +1,197 @@
+// Unit tests for Network::route_links (the links a message crosses, for -xsim-contention links): for every
+// topology that lists its links, every route's links add up to route() (count, latency, bottleneck), no
+// link repeats within a route, and — decoding the documented link numbering independently of the models'
+// code — consecutive links form a walk from the source to the destination. Topologies that do not list
+// links say so.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "xsim/netmodel/dragonfly.hpp"
+#include "xsim/netmodel/fat_tree.hpp"
+#include "xsim/netmodel/mesh_torus.hpp"
+#include "xsim/netmodel/network.hpp"
+#include "xsim/netmodel/ring.hpp"
+#include "xsim/netmodel/tree.hpp"
+#include "xsim/netmodel/twisted_torus.hpp"
+
+namespace xsim::net {
+namespace {
+
+const SimTime kLat = SimTime::from_ns(100);
+constexpr uint64_t kBw = 8'000'000'000;
+
+// Checks the invariants every listing must keep, for every pair of endpoints; returns the listings.
+std::vector<std::vector<Link>> check_all_pairs(const Network& net, const std::string& what, uint64_t key = 0) {
+  std::vector<std::vector<Link>> all;
+  const int n = net.endpoints();
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d) {
+      std::vector<Link> links;
+      EXPECT_TRUE(net.route_links(s, d, key, links)) << what;
+      const Route r = net.route_keyed(s, d, key);
+      EXPECT_EQ(static_cast<int>(links.size()), r.hops) << what << " " << s << "->" << d;
+      SimTime sum;
+      uint64_t bw = UINT64_MAX;
+      std::set<uint64_t> ids;
+      for (const Link& l : links) {
+        sum += l.latency;
+        bw = std::min(bw, l.bandwidth_bps);
+        EXPECT_TRUE(ids.insert(l.id).second) << what << " " << s << "->" << d << ": link " << l.id << " twice";
+      }
+      EXPECT_EQ(sum, r.latency) << what << " " << s << "->" << d;
+      if (r.hops > 0) EXPECT_EQ(bw, r.min_bandwidth_bps) << what << " " << s << "->" << d;
+      all.push_back(std::move(links));
+    }
+  return all;
+}
+
+TEST(RouteLinks, StarUpThenDown) {
+  auto net = make_star(5, kLat, kBw);
+  check_all_pairs(*net, "star");
+  std::vector<Link> l;
+  ASSERT_TRUE(net->route_links(3, 1, 0, l));
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(l[0].id, 6u);  // 3's uplink
+  EXPECT_EQ(l[1].id, 3u);  // the downlink to 1
+}
+
+// Mesh and torus: link (e * D + d) * 2 + dir leaves endpoint e in dimension d, dir 0 towards +1.
+void check_grid_walks(const Network& net, const std::vector<int>& dims, const std::string& what) {
+  const auto all = check_all_pairs(net, what);
+  const int n = net.endpoints(), nd = static_cast<int>(dims.size());
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d) {
+      int at = s, last_dim = -1;
+      for (const Link& l : all[static_cast<size_t>(s * n + d)]) {
+        const int e = static_cast<int>(l.id / 2 / static_cast<uint64_t>(nd));
+        const int dim = static_cast<int>(l.id / 2 % static_cast<uint64_t>(nd));
+        ASSERT_EQ(e, at) << what << " " << s << "->" << d << ": the walk jumps";
+        EXPECT_GE(dim, last_dim) << what << ": not dimension order";
+        last_dim = dim;
+        int stride = 1;
+        for (int k = 0; k < dim; ++k) stride *= dims[static_cast<size_t>(k)];
+        const int m = dims[static_cast<size_t>(dim)], c = at / stride % m;
+        const int next = l.id % 2 == 0 ? (c + 1) % m : (c + m - 1) % m;
+        at += (next - c) * stride;
+      }
+      EXPECT_EQ(at, d) << what << " " << s << "->" << d;
+    }
+}
+
+TEST(RouteLinks, MeshAndTorusWalkInDimensionOrder) {
+  check_grid_walks(*make_mesh({4, 3}, kLat, kBw), {4, 3}, "mesh 4x3");
+  check_grid_walks(*make_torus({5, 4, 3}, {1, 0, 1}, kLat, kBw), {5, 4, 3}, "torus 5x4x3");
+  check_grid_walks(*make_torus({6}, {1}, kLat, kBw), {6}, "torus 6");
+}
+
+TEST(RouteLinks, MeshRoutesShareTheMiddleLink) {
+  auto net = make_mesh({4}, kLat, kBw);
+  std::vector<Link> a, b;
+  ASSERT_TRUE(net->route_links(0, 2, 0, a));
+  ASSERT_TRUE(net->route_links(1, 3, 0, b));
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(a[1].id, b[0].id);  // 1 -> 2
+  EXPECT_NE(a[0].id, b[1].id);
+}
+
+// Ring: link 2i goes i -> i + 1, 2i + 1 goes i -> i - 1.
+TEST(RouteLinks, RingWalks) {
+  for (bool bi : {false, true})
+    for (int n : {1, 2, 5, 6}) {
+      auto net = make_ring(n, bi, kLat, kBw);
+      const std::string what = std::string(bi ? "bidirectional" : "unidirectional") + " ring " + std::to_string(n);
+      const auto all = check_all_pairs(*net, what);
+      for (int s = 0; s < n; ++s)
+        for (int d = 0; d < n; ++d) {
+          int at = s;
+          for (const Link& l : all[static_cast<size_t>(s * n + d)]) {
+            ASSERT_EQ(static_cast<int>(l.id / 2), at) << what;
+            if (!bi) EXPECT_EQ(l.id % 2, 0u) << what << ": a unidirectional ring goes forward";
+            at = l.id % 2 == 0 ? (at + 1) % n : (at + n - 1) % n;
+          }
+          EXPECT_EQ(at, d) << what << " " << s << "->" << d;
+        }
+    }
+}
+
+// Tree: vertices are numbered level by level from the endpoints up; 2v goes up from v, 2v + 1 down to v.
+TEST(RouteLinks, TreeClimbsToTheCommonAncestorAndDescends) {
+  for (int k : {2, 3})
+    for (int n : {1, 7, 9, 16}) {
+      auto net = make_tree(k, n, kLat, kBw);
+      const std::string what = std::to_string(k) + "-ary tree of " + std::to_string(n);
+      const auto all = check_all_pairs(*net, what);
+      // Parent of each vertex, from the documented numbering (-1: the root, which has no number).
+      int depth = 1;
+      for (int64_t leaves = k; leaves < n; leaves *= k) ++depth;
+      std::vector<int64_t> parent;
+      int64_t first = 0, count = n;
+      for (int level = depth; level >= 1; --level) {
+        const int64_t next_first = first + count, next_count = (count + k - 1) / k;
+        for (int64_t i = 0; i < count; ++i) parent.push_back(level == 1 ? -1 : next_first + i / k);
+        first = next_first;
+        count = next_count;
+      }
+      for (int s = 0; s < n; ++s)
+        for (int d = 0; d < n; ++d) {
+          int64_t at = s;
+          for (const Link& l : all[static_cast<size_t>(s * n + d)]) {
+            const int64_t v = static_cast<int64_t>(l.id / 2);
+            if (l.id % 2 == 0) {  // up from v
+              ASSERT_EQ(v, at) << what;
+              at = parent[static_cast<size_t>(v)];
+            } else {  // down to v
+              ASSERT_EQ(parent[static_cast<size_t>(v)], at) << what;
+              at = v;
+            }
+          }
+          EXPECT_EQ(at, d) << what << " " << s << "->" << d;
+        }
+    }
+}
+
+TEST(RouteLinks, DragonflyCountsAndSharing) {
+  for (int cols : {0, 2})
+    for (DragonflyRouting routing : {DragonflyRouting::minimal, DragonflyRouting::valiant}) {
+      DragonflyParams q;
+      q.p = 2;
+      q.a = 4;
+      q.h = 1;
+      q.g = 5;
+      q.local_columns = cols;
+      q.routing = routing;
+      q.terminal_latency = SimTime::from_ps(1);
+      q.local_latency = SimTime::from_ps(100);
+      q.global_latency = SimTime::from_ps(10'000);
+      q.terminal_bandwidth_bps = 3 * kBw;
+      q.local_bandwidth_bps = 2 * kBw;
+      q.global_bandwidth_bps = kBw;
+      auto net = make_dragonfly(q);
+      for (uint64_t key : {0u, 7u}) check_all_pairs(*net, "dragonfly", key);
+      // Every message between the first two groups crosses their one global link (minimal routing).
+      if (routing == DragonflyRouting::minimal) {
+        std::vector<Link> a, b;
+        ASSERT_TRUE(net->route_links(0, 8, 0, a));   // group 0 -> group 1
+        ASSERT_TRUE(net->route_links(7, 15, 0, b));  // group 0 -> group 1, other routers
+        int shared = 0;
+        for (const Link& x : a)
+          for (const Link& y : b) shared += x.id == y.id && x.latency == q.global_latency;
+        EXPECT_EQ(shared, 1);
+      }
+    }
+}
+
+TEST(RouteLinks, TopologiesWithoutListingSaySo) {
+  std::vector<Link> l;
+  EXPECT_FALSE(make_fat_tree(4, 2, kLat, kBw)->route_links(0, 5, 0, l));
+  EXPECT_TRUE(l.empty());
+}
+
+}  // namespace
+}  // namespace xsim::net
