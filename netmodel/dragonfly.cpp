@@ -154,6 +154,10 @@ class Dragonfly final : public Network {
     return true;
   }
 
+  uint64_t link_id_bound() const override {
+    return global_base() + static_cast<uint64_t>(q_.g) * static_cast<uint64_t>(q_.g);
+  }
+
   SimTime min_latency() const override {
     // p >= 2: two endpoints on one router (two terminal links). Otherwise the cheaper of one local link
     // (any a >= 2 group has a linked pair) and the global links of an inter-group route: one for minimal

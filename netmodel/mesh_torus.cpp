@@ -130,6 +130,8 @@ class MeshTorus final : public Network {
     return true;
   }
 
+  uint64_t link_id_bound() const override { return 2 * static_cast<uint64_t>(endpoints_) * dims_.size(); }
+
   SimTime min_latency() const override { return link_latency_ + overheads().send + overheads().recv; }
 
   std::string describe() const override {

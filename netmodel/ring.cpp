@@ -57,6 +57,8 @@ class Ring final : public Network {
     return true;
   }
 
+  uint64_t link_id_bound() const override { return 2 * static_cast<uint64_t>(n_); }
+
   SimTime min_latency() const override { return link_latency_ + overheads().send + overheads().recv; }
 
   std::string describe() const override {

@@ -57,6 +57,8 @@ class Star final : public Network {
     return true;
   }
 
+  uint64_t link_id_bound() const override { return 2 * static_cast<uint64_t>(endpoints_); }
+
   SimTime min_latency() const override {
     return route_latency_ + overheads().send + overheads().recv;
   }

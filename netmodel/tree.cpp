@@ -47,6 +47,7 @@ class Tree final : public Network {
       first += below;
       below = (below + k - 1) / k;
     }
+    vertices_ = first;
   }
 
   // Links: every vertex v below the root (an endpoint or a router; numbered level by level from the
@@ -63,6 +64,10 @@ class Tree final : public Network {
     }
     for (int i = up; i-- > 0;) out.push_back({2 * static_cast<uint64_t>(down[i]) + 1, link_latency_, bandwidth_bps_});
     return true;
+  }
+
+  uint64_t link_id_bound() const override {
+    return 2 * static_cast<uint64_t>(vertices_);
   }
 
   int endpoints() const override { return endpoints_; }
@@ -110,6 +115,7 @@ class Tree final : public Network {
   int depth_ = 1;   // router levels; endpoints are level depth_
   int log2k_ = 0;   // log2(k) when k is a power of two (fast path), else 0
   std::vector<int64_t> level_first_;  // route_links: first vertex number of each level 1..depth_
+  int64_t vertices_ = 0;              // vertices below the root
 };
 
 }  // namespace

@@ -2,7 +2,9 @@
 #include "link_contention.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <stdexcept>
 
 #include "xsim/netmodel/hierarchy.hpp"
@@ -10,7 +12,113 @@
 namespace xsim {
 
 LinkContention::LinkContention(const net::Network& system, int64_t first_local, int64_t end_local)
-    : system_(system), first_local_(first_local), end_local_(end_local) {}
+    : system_(system), first_local_(first_local), end_local_(end_local) {
+  const uint64_t bound = system.link_id_bound();
+  if (bound > 0 && bound <= kDenseLinks) {
+    dense_ = static_cast<Slot*>(std::calloc(bound, sizeof(Slot)));
+    if (!dense_) throw std::runtime_error("link contention: out of memory for the table of " + std::to_string(bound) + " links");
+  }
+}
+
+LinkContention::~LinkContention() { std::free(dense_); }
+
+namespace {
+
+// A link's intervals, inline in its slot or in a vector: the operations placement needs.
+template <class Busy, uint32_t N>
+struct InlineList {
+  Busy* in;
+  uint32_t& n;
+  size_t size() const { return n; }
+  Busy& operator[](size_t i) { return in[i]; }
+  void erase_front(size_t k) {
+    for (size_t j = k; j < n; ++j) in[j - k] = in[j];
+    n -= static_cast<uint32_t>(k);
+  }
+  void erase_at(size_t i) {
+    for (size_t j = i; j + 1 < n; ++j) in[j] = in[j + 1];
+    --n;
+  }
+  void insert_at(size_t i, Busy b) {  // room for one more is guaranteed by the caller
+    for (size_t j = n; j > i; --j) in[j] = in[j - 1];
+    in[i] = b;
+    ++n;
+  }
+};
+template <class Busy>
+struct VectorList {
+  std::vector<Busy>& v;
+  size_t size() const { return v.size(); }
+  Busy& operator[](size_t i) { return v[i]; }
+  void erase_front(size_t k) { v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k)); }
+  void erase_at(size_t i) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(i)); }
+  void insert_at(size_t i, Busy b) { v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), b); }
+};
+
+// Drops the intervals that end by `leave`: flows are placed in leave order and reach a link no earlier
+// than they left, so no flow still to come can use the time before it.
+template <class List>
+void prune(List& v, int64_t leave) {
+  size_t gone = 0;
+  while (gone < v.size() && v[gone].end <= leave) ++gone;
+  if (gone) v.erase_front(gone);
+}
+
+// Places [start, start + xfer) in the first idle interval at or after `head`; returns start.
+template <class List, class Busy>
+int64_t place_in(List& v, int64_t head, int64_t xfer) {
+  int64_t start = head;
+  size_t at = 0;
+  for (; at < v.size(); ++at) {
+    if (start + xfer <= v[at].start) break;
+    start = std::max(start, v[at].end);
+  }
+  const int64_t end = start + xfer;
+  const bool joins_before = at > 0 && v[at - 1].end == start, joins_after = at < v.size() && v[at].start == end;
+  if (joins_before && joins_after) {
+    v[at - 1].end = v[at].end;
+    v.erase_at(at);
+  } else if (joins_before) {
+    v[at - 1].end = end;
+  } else if (joins_after) {
+    v[at].start = start;
+  } else {
+    v.insert_at(at, Busy{start, end});
+  }
+  return start;
+}
+
+}  // namespace
+
+int64_t LinkContention::place(Slot& s, int64_t leave, int64_t head, int64_t xfer) {
+  if (s.spill == 0) {
+    InlineList<Busy, kInline> in{s.in, s.n};
+    prune(in, leave);
+    if (s.n < kInline) return place_in<decltype(in), Busy>(in, head, xfer);
+    // Full: the intervals move to a list of their own.
+    if (lists_.empty()) lists_.emplace_back();
+    if (spare_.empty()) {
+      if (lists_.size() > UINT32_MAX) throw std::runtime_error("link contention: more than 2^32 busy links");
+      spare_.push_back(static_cast<uint32_t>(lists_.size()));
+      lists_.emplace_back();
+    }
+    s.spill = spare_.back();
+    spare_.pop_back();
+    lists_[s.spill].assign(s.in, s.in + s.n);
+  }
+  std::vector<Busy>& v = lists_[s.spill];
+  VectorList<Busy> list{v};
+  prune(list, leave);
+  const int64_t start = place_in<decltype(list), Busy>(list, head, xfer);
+  if (v.size() < kInline) {  // back inline: the common case stays one cache line
+    s.n = static_cast<uint32_t>(v.size());
+    std::copy(v.begin(), v.end(), s.in);
+    v.clear();
+    spare_.push_back(s.spill);
+    s.spill = 0;
+  }
+  return start;
+}
 
 const net::Network& LinkContention::system_network(const net::Network& net) {
   const auto* h = dynamic_cast<const net::Hierarchy*>(&net);
@@ -29,7 +137,7 @@ std::string LinkContention::unsupported(const net::Network& system) {
 
 void LinkContention::push(const Flow& f) {
   pending_.push_back(f);
-  std::push_heap(pending_.begin(), pending_.end(), later);
+  std::push_heap(pending_.begin(), pending_.end(), Later{});
 }
 
 void LinkContention::add_remote(const char* data, size_t n) {
@@ -43,7 +151,7 @@ void LinkContention::add_remote(const char* data, size_t n) {
 
 void LinkContention::time_due(SimTime bound) {
   while (!pending_.empty() && pending_.front().leave_ps <= bound.ps()) {
-    std::pop_heap(pending_.begin(), pending_.end(), later);
+    std::pop_heap(pending_.begin(), pending_.end(), Later{});
     const Flow f = pending_.back();
     pending_.pop_back();
     time_flow(f);
@@ -61,14 +169,12 @@ void LinkContention::time_flow(const Flow& f) {
   // the flow's head enters it (cut-through, as the latency model: L = sum of latencies + size / b_min).
   const int64_t xfer = net::Network::transfer_time(f.bytes, bw).ps();
   int64_t head = f.leave_ps, wait = 0;
+  if (dense_)  // the route's slots, loaded together rather than one miss after another
+    for (const net::Link& l : path_) __builtin_prefetch(&dense_[l.id], 1);
   for (const net::Link& l : path_) {
-    auto [it, fresh] = free_.try_emplace(l.id, 0);
-    if (it->second > head) {
-      wait += it->second - head;
-      head = it->second;
-    }
-    it->second = head + xfer;
-    head += l.latency.ps();
+    const int64_t start = place(slot(l.id), f.leave_ps, head, xfer);
+    wait += start - head;
+    head = start + l.latency.ps();
   }
   if (wait > 0 && f.dst >= first_local_ && f.dst < end_local_) {
     delays_[Key{f.src, f.seq}] = wait;

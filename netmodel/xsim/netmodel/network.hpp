@@ -70,6 +70,8 @@ class Network {
     (void)src, (void)dst, (void)key, (void)out;
     return false;
   }
+  // Every link id route_links gives is below this bound (0 when it lists none).
+  virtual uint64_t link_id_bound() const { return 0; }
   // Smallest latency between any two distinct endpoints (for a zero-byte message, overheads included).
   // The simulator's lookahead; always > 0 for a valid network.
   virtual SimTime min_latency() const = 0;

@@ -42,6 +42,7 @@ std::vector<std::vector<Link>> check_all_pairs(const Network& net, const std::st
         sum += l.latency;
         bw = std::min(bw, l.bandwidth_bps);
         EXPECT_TRUE(ids.insert(l.id).second) << what << " " << s << "->" << d << ": link " << l.id << " twice";
+        EXPECT_LT(l.id, net.link_id_bound()) << what;
       }
       EXPECT_EQ(sum, r.latency) << what << " " << s << "->" << d;
       if (r.hops > 0) EXPECT_EQ(bw, r.min_bandwidth_bps) << what << " " << s << "->" << d;
