@@ -339,6 +339,9 @@ NetworkSpec network_preset(const std::string& name) {
     lv.global_latency = a.global_latency;
     lv.global_bandwidth_bps = a.global_bandwidth_bps;
     ns.levels = {lv};
+    // Cray MPICH on Aries (and Gemini) switches from eager to rendezvous above MPICH_GNI_MAX_EAGER_MSG_SIZE,
+    // 8,192 bytes by default (docs/network-model.md cites the sources).
+    ns.eager = 8192;
   } else if (name == "bgq") {
     // IBM Blue Gene/Q as in Sequoia: 98,304 nodes on a 5-D torus 16x12x16x16x2 with 2 GB/s links, one rank
     // per node (paper 000 §IV-B2). Per hop 18.2 ns and os = or = 347.9 ns are fitted to the published 8-byte

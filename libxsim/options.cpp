@@ -440,7 +440,8 @@ constexpr OptionDef kOptions[] = {
       [](const Options& o) { return o.eager >= 0 ? format_size(static_cast<uint64_t>(o.eager)) : std::string("auto"); },
       kString | kInteger, "\"auto\", a size string such as \"64K\" or a byte count"}},
     {"contention", "XSIM_CONTENTION", "model", "contention", "none|endpoint|links",
-     "loggp: contention model (endpoint: each node's injection and ejection link serializes its messages)",
+     "loggp: contention model (endpoint: each node's injection and ejection link serializes its messages; "
+     "links: also every link of the system network's routes)",
      {[](Options& o, std::string_view v, const std::string& w) { o.contention = to_contention(v, w); },
       [](const Options& o) { return std::string(contention_name(o.contention)); }, kString,
       "a string (\"none\", \"endpoint\" or \"links\")"}},
