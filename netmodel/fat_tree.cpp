@@ -73,6 +73,39 @@ class FatTree final : public Network {
     return Route{latency_[static_cast<size_t>(links)], bandwidth_bps_, links};
   }
 
+  // Links (docs/network-topologies.md "Fat tree"): endpoint e's link up to its leaf switch is 2e, down from
+  // it 2e + 1. A switch of level l >= 1 has k up links, one per value c of the digit w_(l-1) its parent
+  // on level l - 1 has: up 2E + 2(s * k + c), down that plus one, where s numbers the switches level by
+  // level (level 0 first; within a level by w read as a mixed-radix number, w0 most significant).
+  // Routing: up from the source's leaf switch, each step up from level l + 1 to l setting w_l to the
+  // destination's digit p_(l+1) (destination-based, as d-mod-k: routes to one destination converge), to
+  // the lowest common level t, then down, each step from l to l + 1 setting w_l to the destination's p_l.
+  bool route_links(int src, int dst, uint64_t, std::vector<Link>& out) const override {
+    const int links = route(src, dst).hops;
+    if (links == 0) return true;
+    const int t = n_ - links / 2;  // the turning level
+    int ps[32], pd[32], w[32];
+    digits(src, ps);
+    digits(dst, pd);
+    for (int i = 0; i + 1 < n_; ++i) w[i] = ps[i];  // the source's leaf switch <(p0..p(n-2)), n-1>
+    out.push_back({2 * static_cast<uint64_t>(src), link_latency_, bandwidth_bps_});
+    for (int l = n_ - 2; l >= t; --l) {  // up from level l + 1 to l
+      const int c = pd[l + 1];
+      out.push_back({switch_link(l + 1, w, c, false), link_latency_, bandwidth_bps_});
+      w[l] = c;
+    }
+    for (int l = t; l <= n_ - 2; ++l) {  // down from level l to l + 1: the child's w_l is the destination's
+      const int c = w[l];                 // the parent's own digit: which of the child's up links this is
+      w[l] = pd[l];
+      out.push_back({switch_link(l + 1, w, c, true), link_latency_, bandwidth_bps_});
+    }
+    out.push_back({2 * static_cast<uint64_t>(dst) + 1, link_latency_, bandwidth_bps_});
+    return true;
+  }
+  uint64_t link_id_bound() const override {
+    return 2 * static_cast<uint64_t>(endpoints_) + 2 * static_cast<uint64_t>(switches_) * static_cast<uint64_t>(m_ / 2);
+  }
+
   SimTime min_latency() const override {
     // k >= 2 or n == 1: two endpoints under one leaf switch (2 links); k == 1 (m = 2) and n > 1: the two
     // endpoints meet only at the top (2n links).
@@ -92,6 +125,27 @@ class FatTree final : public Network {
  private:
   [[noreturn]] [[gnu::cold]] void out_of_range(int src, int dst) const {
     throw_out_of_range("fat tree network", src, dst, endpoints_);
+  }
+
+  // e's digits p0 (0..m-1), p1..p(n-1) (0..k-1), most significant first.
+  void digits(int e, int* p) const {
+    const int k = m_ / 2;
+    for (int i = n_ - 1; i >= 1; --i) {
+      p[i] = e % k;
+      e /= k;
+    }
+    p[0] = e;
+  }
+  // The link between switch <w, l> (l >= 1) and its parent on level l - 1 whose digit w_(l-1) is c: the
+  // up link, or the down link into <w, l>.
+  uint64_t switch_link(int l, const int* w, int c, bool down) const {
+    const int64_t k = m_ / 2;
+    int64_t index = 0;  // w0 .. w(n-2) as a mixed-radix number (w0 in 0..m-1 below the top)
+    for (int i = 0; i + 1 < n_; ++i) index = index * (i == 0 ? 2 * k : k) + w[i];
+    int64_t kn1 = 1;
+    for (int i = 1; i < n_; ++i) kn1 *= k;
+    const int64_t s = kn1 + static_cast<int64_t>(l - 1) * 2 * kn1 + index;  // level 0 holds k^(n-1) switches
+    return 2 * static_cast<uint64_t>(endpoints_) + 2 * static_cast<uint64_t>(s * k + c) + (down ? 1 : 0);
   }
 
   int m_, n_;

@@ -130,7 +130,8 @@ std::string LinkContention::unsupported(const net::Network& system) {
   if (system.route_links(0, system.endpoints() > 1 ? 1 : 0, 0, probe)) return "";
   return "-xsim-contention links: the system network (" + system.describe() +
          ") does not list the links of its routes, so messages cannot share them; links contention supports "
-         "star, ring, mesh, torus, tree and dragonfly networks (as the system level of a hierarchy); give "
+         "star, ring, mesh, torus, tree, fat tree and dragonfly networks (as the system level of a hierarchy); "
+         "give "
          "-xsim-contention endpoint (each node's injection and ejection link serializes its messages) or "
          "one of those networks";
 }

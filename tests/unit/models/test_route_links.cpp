@@ -188,9 +188,80 @@ TEST(RouteLinks, DragonflyCountsAndSharing) {
     }
 }
 
+// Fat tree: decoding the documented numbering, every link joins the switches the definition links (child
+// <w, l> and parent <w', l - 1>, w' = w but for digit l - 1), and the walk ends at the destination.
+TEST(RouteLinks, FatTreeWalksUpAndDown) {
+  for (auto [m, n] : {std::pair{4, 1}, {4, 2}, {4, 3}, {6, 2}, {2, 3}}) {
+    auto net = make_fat_tree(m, n, kLat, kBw);
+    const std::string what = std::to_string(m) + "-port " + std::to_string(n) + "-tree";
+    const auto all = check_all_pairs(*net, what);
+    const int k = m / 2, E = net->endpoints();
+    int kn1 = 1;
+    for (int i = 1; i < n; ++i) kn1 *= k;
+    // A switch as (level, w digits); endpoints as level n.
+    struct Node {
+      int level;
+      std::vector<int> w;  // endpoint: its digits p0..p(n-1); switch: w0..w(n-2)
+      bool operator==(const Node&) const = default;
+    };
+    auto endpoint = [&](int e) {
+      Node x{n, std::vector<int>(static_cast<size_t>(n))};
+      for (int i = n - 1; i >= 1; --i, e /= k) x.w[static_cast<size_t>(i)] = e % k;
+      x.w[0] = e;
+      return x;
+    };
+    auto switch_of = [&](int64_t s) {  // global number -> (level, w)
+      Node x{0, std::vector<int>(static_cast<size_t>(n - 1))};
+      int64_t index = s;
+      if (s >= kn1) {
+        x.level = 1 + static_cast<int>((s - kn1) / (2 * kn1));
+        index = (s - kn1) % (2 * kn1);
+      }
+      for (int i = n - 2; i >= 0; --i) {
+        const int radix = i == 0 ? 2 * k : k;
+        x.w[static_cast<size_t>(i)] = static_cast<int>(index % radix);
+        index /= radix;
+      }
+      return x;
+    };
+    for (int s = 0; s < E; ++s)
+      for (int d = 0; d < E; ++d) {
+        Node at = endpoint(s);
+        for (const Link& l : all[static_cast<size_t>(s * E + d)]) {
+          if (l.id < 2 * static_cast<uint64_t>(E)) {  // a terminal link
+            const int e = static_cast<int>(l.id / 2);
+            const Node ep = endpoint(e);
+            Node leaf{n - 1, std::vector<int>(ep.w.begin(), ep.w.end() - 1)};
+            if (l.id % 2 == 0) {
+              ASSERT_EQ(at, ep) << what;
+              at = leaf;
+            } else {
+              ASSERT_EQ(at, leaf) << what;
+              at = ep;
+            }
+            continue;
+          }
+          const uint64_t v = (l.id - 2 * static_cast<uint64_t>(E)) / 2;
+          Node child = switch_of(static_cast<int64_t>(v / static_cast<uint64_t>(k)));
+          Node parent = child;
+          parent.level = child.level - 1;
+          parent.w[static_cast<size_t>(parent.level)] = static_cast<int>(v % static_cast<uint64_t>(k));
+          if (l.id % 2 == 0) {
+            ASSERT_EQ(at, child) << what << " " << s << "->" << d;
+            at = parent;
+          } else {
+            ASSERT_EQ(at, parent) << what << " " << s << "->" << d;
+            at = child;
+          }
+        }
+        EXPECT_EQ(at, endpoint(d)) << what << " " << s << "->" << d;
+      }
+  }
+}
+
 TEST(RouteLinks, TopologiesWithoutListingSaySo) {
   std::vector<Link> l;
-  EXPECT_FALSE(make_fat_tree(4, 2, kLat, kBw)->route_links(0, 5, 0, l));
+  EXPECT_FALSE(make_twisted_torus({4, 4}, {1, 1}, 1, {1, 1}, kLat, kBw)->route_links(0, 5, 0, l));
   EXPECT_TRUE(l.empty());
 }
 
