@@ -187,6 +187,36 @@ class TwistedTorus final : public Network {
 
   SimTime min_latency() const override { return link_latency_ + overheads().send + overheads().recv; }
 
+  // Links: endpoint e's link in dimension d towards +1 (over the edge: its wrap link) is (e * D + d) * 2,
+  // towards -1 that plus one. The path: from each endpoint on, the first move (dimension 0 first, +1
+  // before -1) to a neighbour one hop nearer the destination by route(): a shortest path whenever route()
+  // is exact (the torus, and every twisted torus whose pair or hub tables were built). Where route() is
+  // the path family's bound (shapes too large for the tables) there is no such descent: returns false.
+  bool route_links(int src, int dst, uint64_t, std::vector<Link>& out) const override {
+    if (twisted_ && !exact_) return false;
+    int h = route(src, dst).hops;
+    for (int at = src; h > 0; --h) {
+      int next = -1;
+      for (int d = 0; d < nd_ && next < 0; ++d)
+        for (int dir = 1; dir >= -1 && next < 0; dir -= 2) {
+          const int n = step(at, d, dir);
+          if (n >= 0 && (n == dst ? 0 : route(n, dst).hops) == h - 1) {
+            next = n;
+            out.push_back({(static_cast<uint64_t>(at) * static_cast<uint64_t>(nd_) + static_cast<uint64_t>(d)) * 2 +
+                               (dir > 0 ? 0 : 1),
+                           link_latency_, bandwidth_bps_});
+          }
+        }
+      if (next < 0) throw std::logic_error("twisted torus: no neighbour of " + std::to_string(at) + " is nearer " +
+                                           std::to_string(dst) + " (route() is not a shortest-path distance)");
+      at = next;
+    }
+    return true;
+  }
+  uint64_t link_id_bound() const override {
+    return 2 * static_cast<uint64_t>(endpoints_) * static_cast<uint64_t>(nd_);
+  }
+
   std::string describe() const override {
     std::string s = "twisted torus " + detail::join(dims_, "x") + " (wrap " + detail::join(wrap_, ",") +
                     ", degree " + std::to_string(degree_) + ", jump " + detail::join(jump_, ",") + "), " +

@@ -129,11 +129,10 @@ std::string LinkContention::unsupported(const net::Network& system) {
   std::vector<net::Link> probe;
   if (system.route_links(0, system.endpoints() > 1 ? 1 : 0, 0, probe)) return "";
   return "-xsim-contention links: the system network (" + system.describe() +
-         ") does not list the links of its routes, so messages cannot share them; links contention supports "
-         "star, ring, mesh, torus, tree, fat tree and dragonfly networks (as the system level of a hierarchy); "
-         "give "
-         "-xsim-contention endpoint (each node's injection and ejection link serializes its messages) or "
-         "one of those networks";
+         ") does not list the links of its routes, so messages cannot share them (a twisted torus too large "
+         "for its exact route tables is routed by a path family that gives hop counts, not paths); give "
+         "-xsim-contention endpoint (each node's injection and ejection link serializes its messages), or a "
+         "star, ring, mesh, torus, tree, fat tree, dragonfly or smaller twisted torus";
 }
 
 void LinkContention::push(const Flow& f) {
