@@ -13,8 +13,9 @@ namespace xsim {
 
 LinkContention::LinkContention(const net::Network& system, int64_t first_local, int64_t end_local)
     : system_(system), first_local_(first_local), end_local_(end_local) {
-  const uint64_t bound = system.link_id_bound();
-  if (bound > 0 && bound <= kDenseLinks) {
+  eject_base_ = system.link_id_bound();
+  const uint64_t bound = eject_base_ + static_cast<uint64_t>(system.endpoints());
+  if (bound <= kDenseLinks) {
     dense_ = static_cast<Slot*>(std::calloc(bound, sizeof(Slot)));
     if (!dense_) throw std::runtime_error("link contention: out of memory for the table of " + std::to_string(bound) + " links");
   }
@@ -165,6 +166,9 @@ void LinkContention::time_flow(const Flow& f) {
   uint64_t bw = UINT64_MAX;
   for (const net::Link& l : path_) bw = std::min(bw, l.bandwidth_bps);
   if (path_.empty()) return;
+  // Last, the destination node's ejection link (its NIC, as in endpoint contention), placed with the
+  // links in the same order: a separate ejection timed in arrival order would queue the flows again.
+  path_.push_back({eject_base_ + static_cast<uint64_t>(f.dst_node), SimTime::zero(), bw});
   // The flow streams at its bottleneck rate: each link is busy for the whole transfer from the moment
   // the flow's head enters it (cut-through, as the latency model: L = sum of latencies + size / b_min).
   const int64_t xfer = net::Network::transfer_time(f.bytes, bw).ps();

@@ -5,7 +5,8 @@
 // rank, then its sequence number): at each link a flow takes the first idle interval long enough for it
 // that starts no earlier than its head arrives there, before or after the intervals flows that left
 // earlier hold (so a later flow never delays an earlier one, and a flow's times are final once it is
-// placed). Its delay is how much later its last byte arrives than it would on idle links.
+// placed). The destination node's ejection link (its NIC) is the last link of every route. Its delay is
+// how much later its last byte arrives than it would on idle links.
 //
 // Flows are timed lazily, in that order, once every flow that left before them is known (time_upto; the
 // engine gives the bound from the conservative rule). Every native process times every flow (the engine
@@ -124,6 +125,7 @@ class LinkContention {
   // kDenseLinks ids, else a hash map. lists_[0] is not used; spare_ lists are free for reuse.
   static constexpr uint64_t kDenseLinks = uint64_t{1} << 25;
   Slot* dense_ = nullptr;
+  uint64_t eject_base_ = 0;  // slot ids from here on: the nodes' ejection links (node n: eject_base_ + n)
   std::unordered_map<uint64_t, Slot> sparse_;
   std::vector<std::vector<Busy>> lists_;
   std::vector<uint32_t> spare_;

@@ -257,11 +257,16 @@ void Engine::time_ejection(NodeNic& n, Message* m) {
   const net::Route path = net_->route(core_of(m->src), core_of(m->dst));
   SimTime xfer;
   (void)route_latency(path, m->model_bytes(), &xfer);
-  // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees; with
-  // link contention, after the delay its flow had on the way (timed by process_due_arrivals' time_upto).
-  const SimTime arrive = links_ ? m->t_arrive + links_->take_delay(m->src, m->seq) : m->t_arrive;
-  const SimTime done = max(arrive, n.eject_free + xfer);
-  n.eject_free = done;
+  // The last byte arrives at t_arrive if the link is free, else one transfer after the link frees. With
+  // link contention the ejection link is the last of the flow's links: the delay its flow had on the way
+  // and there (timed by process_due_arrivals' time_upto) is all of it.
+  SimTime done;
+  if (links_) {
+    done = m->t_arrive + links_->take_delay(m->src, m->seq);
+  } else {
+    done = max(m->t_arrive, n.eject_free + xfer);
+    n.eject_free = done;
+  }
   if (done > m->t_arrive) {
     if (m->kind() == Message::kData && m->ack_token < 0) {  // the usual case: kept in the message
       m->size_kind |= Message::kDelayedBit | Message::kDelayInAckBit;

@@ -120,6 +120,24 @@ TEST(LinkContention, ManyFlowsOnOneLinkSerialize) {
   for (uint64_t k = 0; k < 8; ++k) EXPECT_EQ(lc.take_delay(0, k).ps(), static_cast<int64_t>(k) * X) << k;
 }
 
+TEST(LinkContention, TheEjectionLinkIsTheLastLinkOfEveryRoute) {
+  // mesh:8 — 0, 1, 2 and 3 each send 1 MiB to 4 at t = 0: all cross link 3 -> 4 and node 4's ejection
+  // link, in sender order, so the last ends at 4 us + 4X (as a max-min flow model's incast would), not
+  // later: 3 -> 4 (alone: 1 us + X) waits 3 us + 3X.
+  auto mesh = net::make_mesh({8}, kLink, kGbps);
+  LinkContention lc(*mesh, 0, 8);
+  for (int s = 0; s < 4; ++s) lc.add_local(flow(s, 4, 0, 0), false);
+  lc.time_upto(SimTime::infinity());
+  EXPECT_EQ(lc.take_delay(0, 0), SimTime::zero());
+  EXPECT_EQ(lc.take_delay(3, 0).ps(), 3 * us + 3 * X);
+  // Two flows into one node over disjoint links (2 -> 3 and 4 -> 3): only the ejection link is shared.
+  LinkContention two(*mesh, 0, 8);
+  two.add_local(flow(2, 3, 0, 0), false);
+  two.add_local(flow(4, 3, 0, 0), false);
+  two.time_upto(SimTime::infinity());
+  EXPECT_EQ(two.take_delay(4, 0).ps(), X);
+}
+
 TEST(LinkContention, RefusesANetworkThatListsNoLinks) {
   auto ok = net::make_mesh({4}, kLink, kGbps);
   EXPECT_EQ(LinkContention::unsupported(*ok), "");

@@ -1,0 +1,36 @@
+/* Flows of 1 MiB between given pairs of ranks, all started at once (MPI_Isend / MPI_Irecv posted at time
+ * 0); every receiving rank prints when its last receive completed. For bench/links-smpi.sh, which runs it
+ * under xsim and under SimGrid's SMPI on the same line of hosts. Usage: flows SRC:DST ... */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { kBytes = 1 << 20, kMaxFlows = 64 };
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  char* send = calloc(kBytes, 1);
+  char* recv[kMaxFlows];
+  MPI_Request reqs[2 * kMaxFlows];
+  int n = 0, receives = 0;
+  for (int i = 1; i < argc && i <= kMaxFlows; ++i) {
+    int s, d;
+    if (sscanf(argv[i], "%d:%d", &s, &d) != 2) {
+      fprintf(stderr, "flows: bad pair %s (give SRC:DST)\n", argv[i]);
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (rank == s) MPI_Isend(send, kBytes, MPI_BYTE, d, i, MPI_COMM_WORLD, &reqs[n++]);
+    if (rank == d) {
+      recv[receives] = malloc(kBytes);
+      MPI_Irecv(recv[receives++], kBytes, MPI_BYTE, s, i, MPI_COMM_WORLD, &reqs[n++]);
+    }
+  }
+  MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+  if (receives) printf("flows: rank %d received at %.3f us\n", rank, MPI_Wtime() * 1e6);
+  for (int i = 0; i < receives; ++i) free(recv[i]);
+  free(send);
+  MPI_Finalize();
+  return 0;
+}
