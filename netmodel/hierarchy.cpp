@@ -21,6 +21,52 @@ Hierarchy::Hierarchy(std::vector<std::unique_ptr<Network>> levels) : levels_(std
       throw std::invalid_argument("the network has more than 2^31-1 cores; make a level smaller");
   }
   cores_ = static_cast<int>(total);
+  // Level i has one copy per endpoint of the level above: cores / (cores per endpoint of level i-1).
+  first_id_.assign(levels_.size() + 1, 0);
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    const uint64_t copies = i == 0 ? 1 : static_cast<uint64_t>(cores_) / static_cast<uint64_t>(stride_[i - 1]);
+    first_id_[i + 1] = first_id_[i] + copies * levels_[i]->link_id_bound();
+  }
+}
+
+void Hierarchy::add_links(size_t i, int64_t copy, const std::vector<Link>& part, std::vector<Link>& out) const {
+  const uint64_t base = first_id_[i] + static_cast<uint64_t>(copy) * levels_[i]->link_id_bound();
+  for (Link l : part) {
+    l.id += base;
+    out.push_back(l);
+  }
+}
+
+bool Hierarchy::route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const {
+  const size_t n = levels_.size();
+  int a[Route::kMaxLevels], b[Route::kMaxLevels];
+  split(src, a);
+  split(dst, b);
+  size_t d = 0;
+  while (d < n && a[d] == b[d]) ++d;
+  if (d == n) return true;  // same core
+  const size_t first = out.size();
+  auto fail = [&] {
+    out.resize(first);
+    return false;
+  };
+  std::vector<Link> part;
+  // The copy of level i holding a core: the core's endpoint of level i - 1 (cores / stride of level i-1).
+  auto copy_of = [&](int core, size_t i) -> int64_t { return i == 0 ? 0 : core / stride_[i - 1]; };
+  for (size_t i = n; i-- > d + 1;) {
+    part.clear();
+    if (!levels_[i]->gateway_links(a[i], true, part)) return fail();
+    add_links(i, copy_of(src, i), part, out);
+  }
+  part.clear();
+  if (!levels_[d]->route_links(a[d], b[d], key, part)) return fail();
+  add_links(d, copy_of(src, d), part, out);
+  for (size_t i = d + 1; i < n; ++i) {
+    part.clear();
+    if (!levels_[i]->gateway_links(b[i], false, part)) return fail();
+    add_links(i, copy_of(dst, i), part, out);
+  }
+  return true;
 }
 
 namespace {

@@ -58,6 +58,10 @@ class Star final : public Network {
   }
 
   uint64_t link_id_bound() const override { return 2 * static_cast<uint64_t>(endpoints_); }
+  bool gateway_links(int e, bool up, std::vector<Link>& out) const override {
+    out.push_back({2 * static_cast<uint64_t>(e) + (up ? 0 : 1), link_latency_, bandwidth_bps_});
+    return true;
+  }
 
   SimTime min_latency() const override {
     return route_latency_ + overheads().send + overheads().recv;

@@ -24,6 +24,12 @@ class Hierarchy final : public Network {
   Route route_keyed(int src, int dst, uint64_t key) const override;
   SimTime min_latency() const override;
   std::string describe() const override;
+  // The route's links on every level it crosses, in the order a message crosses them (the inner levels'
+  // gateway links up, the level where the cores part, the inner levels' gateway links down). A link of
+  // level i in the copy of that level inside endpoint c of the level above is numbered
+  // first_id_[i] + c * level_i.link_id_bound() + its id in the level.
+  bool route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const override;
+  uint64_t link_id_bound() const override { return first_id_.back(); }
 
   int levels() const { return static_cast<int>(levels_.size()); }
   const Network& level(int i) const { return *levels_[static_cast<size_t>(i)]; }
@@ -37,6 +43,9 @@ class Hierarchy final : public Network {
   void split(int core, int* index) const;
   std::vector<std::unique_ptr<Network>> levels_;
   std::vector<int> stride_;
+  std::vector<uint64_t> first_id_;  // route_links: first link id of each level's copies (and the total)
+  // Appends level i's links (from `part`, numbered within one copy of the level) for copy `copy`.
+  void add_links(size_t i, int64_t copy, const std::vector<Link>& part, std::vector<Link>& out) const;
   std::vector<FastDivisor> size_;
   int cores_ = 1;
 };

@@ -72,6 +72,11 @@ class Network {
   }
   // Every link id route_links gives is below this bound (0 when it lists none).
   virtual uint64_t link_id_bound() const { return 0; }
+  // The links of to_gateway(e) (up) or from_gateway(e) (down), as route_links lists them: by default those
+  // of the route from or to endpoint 0.
+  virtual bool gateway_links(int e, bool up, std::vector<Link>& out) const {
+    return up ? route_links(e, 0, 0, out) : route_links(0, e, 0, out);
+  }
   // Smallest latency between any two distinct endpoints (for a zero-byte message, overheads included).
   // The simulator's lookahead; always > 0 for a valid network.
   virtual SimTime min_latency() const = 0;

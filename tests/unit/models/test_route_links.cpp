@@ -13,6 +13,7 @@
 
 #include "xsim/netmodel/dragonfly.hpp"
 #include "xsim/netmodel/fat_tree.hpp"
+#include "xsim/netmodel/hierarchy.hpp"
 #include "xsim/netmodel/mesh_torus.hpp"
 #include "xsim/netmodel/network.hpp"
 #include "xsim/netmodel/ring.hpp"
@@ -314,6 +315,42 @@ TEST(RouteLinks, TwistedTorusWalksShortestPaths) {
         EXPECT_EQ(at, d) << what << " " << s << "->" << d;
       }
   }
+}
+
+// Hierarchies: every level's links, numbered apart per level and per copy of the level.
+TEST(RouteLinks, HierarchyListsEveryLevelsLinks) {
+  std::vector<std::unique_ptr<Network>> a;
+  a.push_back(make_ring(3, true, kLat, kBw));
+  a.push_back(make_star(2, SimTime::from_ns(10), 2 * kBw));
+  Hierarchy two(std::move(a));
+  check_all_pairs(two, "ring 3 / star 2");
+  std::vector<std::unique_ptr<Network>> b;
+  b.push_back(make_mesh({2, 2}, kLat, kBw));
+  b.push_back(make_star(2, SimTime::from_ns(10), 2 * kBw));
+  b.push_back(make_ring(3, false, SimTime::from_ns(1), 4 * kBw));
+  Hierarchy three(std::move(b));
+  check_all_pairs(three, "mesh 2x2 / star 2 / ring 3");
+  // Node 0 holds cores 0..5 (socket 0: 0..2, socket 1: 3..5). 0 -> 6 and 3 -> 9 go from node 0 to node 1
+  // from different sockets: they share the mesh link 0 -> 1 and nothing else.
+  std::vector<Link> x, y;
+  ASSERT_TRUE(three.route_links(0, 6, 0, x));
+  ASSERT_TRUE(three.route_links(3, 9, 0, y));
+  int shared = 0;
+  for (const Link& p : x)
+    for (const Link& q : y) shared += p.id == q.id;
+  EXPECT_EQ(shared, 1);
+  // Two cores of one socket: their ring's links inside that socket only.
+  std::vector<Link> z;
+  ASSERT_TRUE(three.route_links(0, 2, 0, z));
+  EXPECT_EQ(z.size(), 2u);  // unidirectional ring of 3: 0 -> 1 -> 2
+  // A level that lists no links: the hierarchy lists none either, and appends nothing.
+  std::vector<std::unique_ptr<Network>> c;
+  c.push_back(make_star(2, kLat, kBw));
+  c.push_back(make_twisted_torus({4, 4}, {1, 1}, 1, {1, 1}, kLat, kBw, TwistedTorusRouting::family));
+  Hierarchy family(std::move(c));
+  std::vector<Link> none;
+  EXPECT_FALSE(family.route_links(0, 20, 0, none));
+  EXPECT_TRUE(none.empty());
 }
 
 TEST(RouteLinks, TopologiesWithoutListingSaySo) {
