@@ -114,6 +114,18 @@ void Engine::setup_loggp() {
     // A window must not be longer than that: a flow of this window then cannot be due in it, and every flow
     // due is known when it is timed (process_due_arrivals).
     if (nprocs_ > 1) lookahead_ = min(lookahead_, links_wire_min_);
+    // Inside the nodes: the inner levels' links, shared by the messages between the cores of one node.
+    if (const auto* h = dynamic_cast<const net::Hierarchy*>(net_.get()); h && h->levels() > 1) {
+      SimTime wire = SimTime::infinity();
+      for (int i = 1; i < h->levels(); ++i)
+        if (h->level(i).endpoints() > 1)
+          wire = min(wire, h->level(i).min_latency() - h->level(i).overheads().send - h->level(i).overheads().recv);
+      if (wire != SimTime::infinity()) {
+        onnode_ = std::make_unique<LinkContention>(*net_, first_local_, first_local_ + static_cast<int64_t>(ranks_.size()),
+                                                   /*ejection=*/false);
+        onnode_wire_min_ = wire;
+      }
+    }
   }
   if (!nic_) return;
   // One NIC per simulated node of this process's ranks (startup.cpp made sure no node is split between

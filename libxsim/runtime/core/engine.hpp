@@ -713,6 +713,13 @@ class Engine {
   std::unique_ptr<LinkContention> links_;
   SimTime links_wire_min_;
   void add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave);
+  // The same for messages between two cores of one node over the inner levels of a hierarchy (null with
+  // one level): their flows are this process's alone (a node is never split), so none is exchanged.
+  std::unique_ptr<LinkContention> onnode_;
+  SimTime onnode_wire_min_;
+  bool onnode_flow(int64_t a, int64_t b) const { return !inter_node(a, b) && core_of(a) != core_of(b); }
+  void add_onnode_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave);
+  void mark_done(Message* m, SimTime done);  // the data of m arrives at done > m->t_arrive
   void exchange_flows();                    // a window's flows to and from the other processes
   bool nic_ = false;                        // contention_ or a gap: the nodes' NIC state is kept
   // A simulated node's NIC, for the nodes of this process's ranks: when its injection and ejection links are
@@ -774,6 +781,7 @@ class Engine {
   uint64_t windows() const { return windows_; }
   const native::Exchange* exchange() const { return exchange_.get(); }  // null with one native process
   const LinkContention* link_contention() const { return links_.get(); }  // null unless -xsim-contention links
+  const LinkContention* onnode_contention() const { return onnode_.get(); }  // null unless links on a hierarchy
   double wall_start() const { return wall_start_; }
   double run_cpu_seconds() const { return run_cpu_seconds_; }  // CPU time of the scheduler thread in run()
 };

@@ -11,8 +11,8 @@
 
 namespace xsim {
 
-LinkContention::LinkContention(const net::Network& system, int64_t first_local, int64_t end_local)
-    : system_(system), first_local_(first_local), end_local_(end_local) {
+LinkContention::LinkContention(const net::Network& system, int64_t first_local, int64_t end_local, bool ejection)
+    : system_(system), first_local_(first_local), end_local_(end_local), ejection_(ejection) {
   eject_base_ = system.link_id_bound();
   const uint64_t bound = eject_base_ + static_cast<uint64_t>(system.endpoints());
   if (bound <= kDenseLinks) {
@@ -168,7 +168,7 @@ void LinkContention::time_flow(const Flow& f) {
   if (path_.empty()) return;
   // Last, the destination node's ejection link (its NIC, as in endpoint contention), placed with the
   // links in the same order: a separate ejection timed in arrival order would queue the flows again.
-  path_.push_back({eject_base_ + static_cast<uint64_t>(f.dst_node), SimTime::zero(), bw});
+  if (ejection_) path_.push_back({eject_base_ + static_cast<uint64_t>(f.dst_node), SimTime::zero(), bw});
   // The flow streams at its bottleneck rate: each link is busy for the whole transfer from the moment
   // the flow's head enters it (cut-through, as the latency model: L = sum of latencies + size / b_min).
   const int64_t xfer = net::Network::transfer_time(f.bytes, bw).ps();

@@ -37,8 +37,9 @@ class LinkContention {
     int32_t src_node, dst_node;
   };
   // `system`: the network whose links are shared (it must list them: Network::route_links). Ranks
-  // [first_local, end_local) are this process's: their flows' delays are kept for take_delay.
-  LinkContention(const net::Network& system, int64_t first_local, int64_t end_local);
+  // [first_local, end_local) are this process's: their flows' delays are kept for take_delay. `ejection`:
+  // the destination endpoint's ejection link (a node's NIC) ends every route.
+  LinkContention(const net::Network& system, int64_t first_local, int64_t end_local, bool ejection = true);
   ~LinkContention();
   LinkContention(const LinkContention&) = delete;
   LinkContention& operator=(const LinkContention&) = delete;
@@ -126,6 +127,7 @@ class LinkContention {
   static constexpr uint64_t kDenseLinks = uint64_t{1} << 25;
   Slot* dense_ = nullptr;
   uint64_t eject_base_ = 0;  // slot ids from here on: the nodes' ejection links (node n: eject_base_ + n)
+  bool ejection_ = true;
   std::unordered_map<uint64_t, Slot> sparse_;
   std::vector<std::vector<Busy>> lists_;
   std::vector<uint32_t> spare_;

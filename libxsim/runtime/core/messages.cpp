@@ -133,9 +133,10 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   if (bytes > eager_ && !eager_only) [[unlikely]]
     return send_rendezvous(r, m, sync_req);
   SimTime leave = r.clock, latency;
-  bool flow = false;
+  bool flow = false, onnode_flow_here = false;
   if (!nic_ || bytes == 0 || !inter_node(r.world, dst)) [[likely]] {
     latency = message_latency(r.world, dst, bytes);
+    if (onnode_) [[unlikely]] onnode_flow_here = bytes && onnode_flow(r.world, dst);
   } else {  // the node's NIC injects one message at a time: size / bandwidth each, at least the gap apart
     const net::Route path = net_->route(core_of(r.world), core_of(dst));
     SimTime xfer;
@@ -149,6 +150,7 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), leave + latency);
   m->seq = r.send_seq++;
   if (flow) [[unlikely]] add_flow(r.world, dst, m->seq, bytes, leave);
+  if (onnode_flow_here) [[unlikely]] add_onnode_flow(r.world, dst, m->seq, bytes, leave);
   if (sync_req >= 0) {
     m->ack_token = ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen);
     requests_[static_cast<size_t>(sync_req)].peer_world = static_cast<int32_t>(dst);
@@ -206,6 +208,8 @@ void Engine::handle_cts(Message* c) {
     start = max(start, nic.inject_free);
     nic.inject_free = start + max(gap_, contention_ ? xfer : SimTime::zero());
     if (links_ && bytes) add_flow(sender, receiver, data_seq, bytes, start);
+  } else if (onnode_ && bytes && onnode_flow(sender, receiver)) {
+    add_onnode_flow(sender, receiver, data_seq, bytes, start);
   }
   q.complete = true;
   q.completion = start + xfer;
@@ -228,6 +232,12 @@ void Engine::add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, Si
   links_->add_local({leave.ps(), seq, bytes, static_cast<int32_t>(src), static_cast<int32_t>(dst),
                      static_cast<int32_t>(node_of(src)), static_cast<int32_t>(node_of(dst))},
                     nprocs_ > 1);
+}
+
+void Engine::add_onnode_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave) {
+  onnode_->add_local({leave.ps(), seq, bytes, static_cast<int32_t>(src), static_cast<int32_t>(dst), core_of(src),
+                      core_of(dst)},
+                     false);
 }
 
 void Engine::exchange_flows() {
@@ -267,14 +277,16 @@ void Engine::time_ejection(NodeNic& n, Message* m) {
     done = max(m->t_arrive, n.eject_free + xfer);
     n.eject_free = done;
   }
-  if (done > m->t_arrive) {
-    if (m->kind() == Message::kData && m->ack_token < 0) {  // the usual case: kept in the message
-      m->size_kind |= Message::kDelayedBit | Message::kDelayInAckBit;
-      m->ack_token = done.ps();
-    } else {
-      m->size_kind |= Message::kDelayedBit;
-      delayed_[m] = done;
-    }
+  if (done > m->t_arrive) mark_done(m, done);
+}
+
+void Engine::mark_done(Message* m, SimTime done) {
+  if (m->kind() == Message::kData && m->ack_token < 0) {  // the usual case: kept in the message
+    m->size_kind |= Message::kDelayedBit | Message::kDelayInAckBit;
+    m->ack_token = done.ps();
+  } else {
+    m->size_kind |= Message::kDelayedBit;
+    delayed_[m] = done;
   }
 }
 
@@ -461,13 +473,20 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
   NodeNic* nic = contention_ ? &nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])] : nullptr;
   // Link contention: every flow that left early enough to arrive by `upto` is known (r is the earliest rank,
   // and the window is no longer than links_wire_min_): time them all, in flow order.
-  if (links_) [[unlikely]] links_->time_upto(upto - links_wire_min_);
+  if (links_) [[unlikely]] {
+    links_->time_upto(upto - links_wire_min_);
+    if (onnode_) onnode_->time_upto(upto - onnode_wire_min_);  // a node's flows are all this process's
+  }
   if (nic && cores_per_node_ > 1) finalize_incoming(*nic, upto);
   while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
     std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
     Message* m = r.arrivals.back();
     r.arrivals.pop_back();
     if (nic && cores_per_node_ == 1 && m->model_bytes() && m->src != m->dst) time_ejection(*nic, m);
+    if (onnode_ && m->model_bytes() && onnode_flow(m->src, m->dst)) [[unlikely]] {
+      const SimTime delay = onnode_->take_delay(m->src, m->seq);
+      if (delay > SimTime::zero()) mark_done(m, m->t_arrive + delay);
+    }
     if (m->kind() == Message::kAck) {
       int id = static_cast<int>(m->ack_token >> 32);
       uint32_t gen = static_cast<uint32_t>(m->ack_token & 0xffffffff);

@@ -65,9 +65,12 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   }
   // Link contention: flows delayed on the way (each process counts its receivers') and their delay (ps).
   const LinkContention* lc = e.link_contention();
-  int64_t link_delays[2] = {lc ? static_cast<int64_t>(lc->delayed()) : 0, lc ? lc->total_delay().ps() : 0};
+  const LinkContention* on = e.onnode_contention();
+  int64_t link_delays[5] = {lc ? static_cast<int64_t>(lc->delayed()) : 0, lc ? lc->total_delay().ps() : 0,
+                            on ? static_cast<int64_t>(on->flows()) : 0, on ? static_cast<int64_t>(on->delayed()) : 0,
+                            on ? on->total_delay().ps() : 0};
   if (e.nprocs() > 1) {
-    if (lc) native::allreduce_sum(link_delays, 2);
+    if (lc) native::allreduce_sum(link_delays, 5);
     if (e.faults()) native::allreduce_sum(failed, 2);
     native::allreduce_sum(ulfm, 4);
     native::allreduce_sum(xsums, 2);
@@ -102,6 +105,11 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
                  "link, %.9f s on average\n",
                  static_cast<unsigned long long>(lc->flows()), static_cast<long long>(link_delays[0]),
                  link_delays[0] ? s(link_delays[1]) / static_cast<double>(link_delays[0]) : 0.0);
+  if (on)
+    std::fprintf(f, "xsim: on-node links       %lld messages between the cores of a node crossed their links; %lld of "
+                 "them waited for a link, %.9f s on average\n",
+                 static_cast<long long>(link_delays[2]), static_cast<long long>(link_delays[3]),
+                 link_delays[3] ? s(link_delays[4]) / static_cast<double>(link_delays[3]) : 0.0);
   if (e.faults()) {  // docs/resilience.md
     std::string list;
     size_t shown = 0;
