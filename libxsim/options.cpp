@@ -441,7 +441,7 @@ constexpr OptionDef kOptions[] = {
       kString | kInteger, "\"auto\", a size string such as \"64K\" or a byte count"}},
     {"contention", "XSIM_CONTENTION", "model", "contention", "none|endpoint|links",
      "loggp: contention model (endpoint: each node's injection and ejection link serializes its messages; "
-     "links: also every link of the system network's routes)",
+     "links: also every link of the routes, between nodes and inside them)",
      {[](Options& o, std::string_view v, const std::string& w) { o.contention = to_contention(v, w); },
       [](const Options& o) { return std::string(contention_name(o.contention)); }, kString,
       "a string (\"none\", \"endpoint\" or \"links\")"}},
