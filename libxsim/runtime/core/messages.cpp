@@ -133,10 +133,12 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   if (bytes > eager_ && !eager_only) [[unlikely]]
     return send_rendezvous(r, m, sync_req);
   SimTime leave = r.clock, latency;
-  bool flow = false, onnode_flow_here = false;
-  if (!nic_ || bytes == 0 || !inter_node(r.world, dst)) [[likely]] {
+  if (!nic_ || bytes == 0) [[likely]] {
     latency = message_latency(r.world, dst, bytes);
-    if (onnode_) [[unlikely]] onnode_flow_here = bytes && onnode_flow(r.world, dst);
+  } else if (!inter_node(r.world, dst)) {
+    latency = message_latency(r.world, dst, bytes);
+    // Link contention inside the node (the flow takes the sequence number the message gets below).
+    if (onnode_ && onnode_flow(r.world, dst)) [[unlikely]] add_onnode_flow(r.world, dst, r.send_seq, bytes, leave);
   } else {  // the node's NIC injects one message at a time: size / bandwidth each, at least the gap apart
     const net::Route path = net_->route(core_of(r.world), core_of(dst));
     SimTime xfer;
@@ -145,12 +147,10 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
     leave = max(leave, nic.inject_free);
     nic.inject_free = leave + max(gap_, contention_ ? xfer : SimTime::zero());
     latency = wire_latency;
-    flow = links_ != nullptr;
+    if (links_) [[unlikely]] add_flow(r.world, dst, r.send_seq, bytes, leave);  // seq: as the message's below
   }
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), leave + latency);
   m->seq = r.send_seq++;
-  if (flow) [[unlikely]] add_flow(r.world, dst, m->seq, bytes, leave);
-  if (onnode_flow_here) [[unlikely]] add_onnode_flow(r.world, dst, m->seq, bytes, leave);
   if (sync_req >= 0) {
     m->ack_token = ack_token(sync_req, requests_[static_cast<size_t>(sync_req)].gen);
     requests_[static_cast<size_t>(sync_req)].peer_world = static_cast<int32_t>(dst);
@@ -278,6 +278,11 @@ void Engine::time_ejection(NodeNic& n, Message* m) {
     n.eject_free = done;
   }
   if (done > m->t_arrive) mark_done(m, done);
+}
+
+void Engine::onnode_delay(Message* m) {
+  const SimTime delay = onnode_->take_delay(m->src, m->seq);
+  if (delay > SimTime::zero()) mark_done(m, m->t_arrive + delay);
 }
 
 void Engine::mark_done(Message* m, SimTime done) {
@@ -473,19 +478,20 @@ void Engine::process_due_arrivals(Rank& r, SimTime upto) {
   NodeNic* nic = contention_ ? &nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])] : nullptr;
   // Link contention: every flow that left early enough to arrive by `upto` is known (r is the earliest rank,
   // and the window is no longer than links_wire_min_): time them all, in flow order.
-  if (links_) [[unlikely]] {
-    links_->time_upto(upto - links_wire_min_);
-    if (onnode_) onnode_->time_upto(upto - onnode_wire_min_);  // a node's flows are all this process's
+  if (nic) {
+    if (links_) [[unlikely]] {
+      links_->time_upto(upto - links_wire_min_);
+      if (onnode_) onnode_->time_upto(upto - onnode_wire_min_);  // a node's flows are all this process's
+    }
+    if (cores_per_node_ > 1) finalize_incoming(*nic, upto);
   }
-  if (nic && cores_per_node_ > 1) finalize_incoming(*nic, upto);
   while (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= upto) {
     std::pop_heap(r.arrivals.begin(), r.arrivals.end(), LaterArrival{});
     Message* m = r.arrivals.back();
     r.arrivals.pop_back();
-    if (nic && cores_per_node_ == 1 && m->model_bytes() && m->src != m->dst) time_ejection(*nic, m);
-    if (onnode_ && m->model_bytes() && onnode_flow(m->src, m->dst)) [[unlikely]] {
-      const SimTime delay = onnode_->take_delay(m->src, m->seq);
-      if (delay > SimTime::zero()) mark_done(m, m->t_arrive + delay);
+    if (nic) {
+      if (cores_per_node_ == 1 && m->model_bytes() && m->src != m->dst) time_ejection(*nic, m);
+      else if (onnode_ && m->model_bytes() && onnode_flow(m->src, m->dst)) [[unlikely]] onnode_delay(m);
     }
     if (m->kind() == Message::kAck) {
       int id = static_cast<int>(m->ack_token >> 32);
