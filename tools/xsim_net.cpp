@@ -29,6 +29,8 @@ const char* kUsage =
     "  hops SRC DST            total hop count of the route, alone on one line\n"
     "  latency SRC DST BYTES   message latency in seconds, alone on one line\n"
     "  route SRC DST           the route level by level: hops, link latency, bandwidth\n"
+    "  links SRC DST           the route's links in the order a message crosses them, as link contention\n"
+    "                          (-xsim-contention links) sees them: link id, latency, bandwidth\n"
     "  summary                 cores, ranks, diameter, average hops and latency under uniform random\n"
     "                          traffic (all ordered pairs of distinct ranks up to 4096 ranks, else 1,000,000\n"
     "                          pairs sampled with a fixed seed), minimum latency\n"
@@ -84,6 +86,18 @@ struct Tool {
   }
   SimTime latency(int64_t src, int64_t dst, uint64_t n) const {
     return b.network->message_latency(b.core(src), b.core(dst), n, key);
+  }
+
+  int cmd_links(int src, int dst) const {
+    std::vector<net::Link> links;
+    if (!b.network->route_links(b.core(src), b.core(dst), key, links))
+      throw std::runtime_error("this network does not list the links of its routes (a twisted torus too large for "
+                               "its exact route tables); -xsim-contention links refuses it too");
+    std::printf("links rank %d (core %d) -> rank %d (core %d): %zu\n", src, b.core(src), dst, b.core(dst), links.size());
+    for (const net::Link& l : links)
+      std::printf("  link %llu  %s  %s\n", static_cast<unsigned long long>(l.id), format_time(l.latency).c_str(),
+                  format_bandwidth(l.bandwidth_bps).c_str());
+    return 0;
   }
 
   int cmd_route(int src, int dst) const {
@@ -389,6 +403,10 @@ int main(int argc, char** argv) {
       want(2, "route SRC DST");
       return t.cmd_route(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"));
     }
+    if (c == "links") {
+      want(2, "links SRC DST");
+      return t.cmd_links(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"));
+    }
     if (c == "summary") {
       want(0, "summary");
       return t.cmd_summary();
@@ -410,7 +428,7 @@ int main(int argc, char** argv) {
       if (!svg.empty()) t.cmd_svg(svg, limit > 0 ? limit : 256);
       return 0;
     }
-    usage_error("unknown command \"" + c + "\"; give hops, latency, route, summary or matrix");
+    usage_error("unknown command \"" + c + "\"; give hops, latency, route, links, summary or matrix");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "xsim-net: %s\n", e.what());
     return 2;
