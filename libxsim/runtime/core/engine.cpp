@@ -121,6 +121,7 @@ void Engine::setup_loggp() {
         if (h->level(i).endpoints() > 1)
           wire = min(wire, h->level(i).min_latency() - h->level(i).overheads().send - h->level(i).overheads().recv);
       if (wire != SimTime::infinity()) {
+        if (std::string why = LinkContention::unsupported(*net_); !why.empty()) throw std::runtime_error(why);
         onnode_ = std::make_unique<LinkContention>(*net_, first_local_, first_local_ + static_cast<int64_t>(ranks_.size()),
                                                    /*ejection=*/false);
         onnode_wire_min_ = wire;

@@ -26,7 +26,7 @@ LinkContention::~LinkContention() { std::free(dense_); }
 namespace {
 
 // A link's intervals, inline in its slot or in a vector: the operations placement needs.
-template <class Busy, uint32_t N>
+template <class Busy>
 struct InlineList {
   Busy* in;
   uint32_t& n;
@@ -93,7 +93,7 @@ int64_t place_in(List& v, int64_t head, int64_t xfer) {
 
 int64_t LinkContention::place(Slot& s, int64_t leave, int64_t head, int64_t xfer) {
   if (s.spill == 0) {
-    InlineList<Busy, kInline> in{s.in, s.n};
+    InlineList<Busy> in{s.in, s.n};
     prune(in, leave);
     if (s.n < kInline) return place_in<decltype(in), Busy>(in, head, xfer);
     // Full: the intervals move to a list of their own.
