@@ -171,14 +171,17 @@ void LinkContention::time_flow(const Flow& f) {
   if (ejection_) path_.push_back({eject_base_ + static_cast<uint64_t>(f.dst_node), SimTime::zero(), bw});
   // The flow streams at its bottleneck rate: each link is busy for the whole transfer from the moment
   // the flow's head enters it (cut-through, as the latency model: L = sum of latencies + size / b_min).
+  // Each link is placed at the time the head reaches it on idle links, and the flow is late by its
+  // longest wait, not by the sum of its waits: as in a flow model, whose rate is set by the bottleneck
+  // link, two links each shared with another flow slow a flow down once, not twice.
   const int64_t xfer = net::Network::transfer_time(f.bytes, bw).ps();
   int64_t head = f.leave_ps, wait = 0;
   if (dense_)  // the route's slots, loaded together rather than one miss after another
     for (const net::Link& l : path_) __builtin_prefetch(&dense_[l.id], 1);
   for (const net::Link& l : path_) {
     const int64_t start = place(slot(l.id), f.leave_ps, head, xfer);
-    wait += start - head;
-    head = start + l.latency.ps();
+    wait = std::max(wait, start - head);
+    head += l.latency.ps();
   }
   if (wait > 0 && f.dst >= first_local_ && f.dst < end_local_) {
     delays_[Key{f.src, f.seq}] = wait;

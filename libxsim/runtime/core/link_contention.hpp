@@ -3,10 +3,10 @@
 // system (outermost) network. A link carries one flow at a time, for the flow's transfer time at its
 // bottleneck bandwidth. Flows are placed in the order they left their nodes (leave time, then sending
 // rank, then its sequence number): at each link a flow takes the first idle interval long enough for it
-// that starts no earlier than its head arrives there, before or after the intervals flows that left
-// earlier hold (so a later flow never delays an earlier one, and a flow's times are final once it is
-// placed). The destination node's ejection link (its NIC) is the last link of every route. Its delay is
-// how much later its last byte arrives than it would on idle links.
+// that starts no earlier than its head would arrive there on idle links, before or after the intervals
+// flows that left earlier hold (so a later flow never delays an earlier one, and a flow's times are
+// final once it is placed). The destination node's ejection link (its NIC) is the last link of every
+// route. Its delay is its longest wait at any of its links (the bottleneck, as in a flow model).
 //
 // Flows are timed lazily, in that order, once every flow that left before them is known (time_upto; the
 // engine gives the bound from the conservative rule). Every native process times every flow (the engine

@@ -138,6 +138,20 @@ TEST(LinkContention, TheEjectionLinkIsTheLastLinkOfEveryRoute) {
   EXPECT_EQ(two.take_delay(4, 0).ps(), X);
 }
 
+TEST(LinkContention, AFlowIsLateByItsLongestWaitNotTheSum) {
+  // mesh:6 — A 1 -> 2 and B 3 -> 4 leave at 0 and hold links 1 -> 2 and 3 -> 4 for [0, X]. C 0 -> 5 leaves
+  // 1 ps later and crosses both: its head would reach 1 -> 2 at 1 us + 1 ps (waits until X) and 3 -> 4 at
+  // 3 us + 1 ps (waits until X). It is late by the longer wait, X - 1 us - 1 ps, as a flow whose rate its
+  // bottleneck sets (the sum, 2X - 4 us - 2 ps, would count the two shared links twice).
+  auto mesh = net::make_mesh({6}, kLink, kGbps);
+  LinkContention lc(*mesh, 0, 6);
+  lc.add_local(flow(1, 2, 0, 0), false);
+  lc.add_local(flow(3, 4, 0, 0), false);
+  lc.add_local(flow(0, 5, 1, 0), false);
+  lc.time_upto(SimTime::infinity());
+  EXPECT_EQ(lc.take_delay(0, 0).ps(), X - us - 1);
+}
+
 TEST(LinkContention, RefusesANetworkThatListsNoLinks) {
   auto ok = net::make_mesh({4}, kLink, kGbps);
   EXPECT_EQ(LinkContention::unsupported(*ok), "");
