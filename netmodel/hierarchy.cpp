@@ -40,10 +40,7 @@ void Hierarchy::add_links(size_t i, int64_t copy, const std::vector<Link>& part,
 bool Hierarchy::route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const {
   const size_t n = levels_.size();
   int a[Route::kMaxLevels], b[Route::kMaxLevels];
-  split(src, a);
-  split(dst, b);
-  size_t d = 0;
-  while (d < n && a[d] == b[d]) ++d;
+  const size_t d = parting_level(src, dst, a, b);
   if (d == n) return true;  // same core
   const size_t first = out.size();
   auto fail = [&] {
@@ -91,10 +88,7 @@ Route Hierarchy::route_keyed(int src, int dst, uint64_t key) const {
   Route r{SimTime::zero(), std::numeric_limits<uint64_t>::max(), 0};
   const size_t n = levels_.size();
   int a[Route::kMaxLevels], b[Route::kMaxLevels];
-  split(src, a);
-  split(dst, b);
-  size_t d = 0;
-  while (d < n && a[d] == b[d]) ++d;
+  const size_t d = parting_level(src, dst, a, b);
   if (d == n) {  // same core
     r.min_bandwidth_bps = levels_[n - 1]->route(0, 0).min_bandwidth_bps;
     return r;

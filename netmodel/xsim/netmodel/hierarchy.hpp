@@ -41,6 +41,14 @@ class Hierarchy final : public Network {
  private:
   // The endpoint of level i that holds `core`, for every level (levels_[i]->endpoints(), as a divisor).
   void split(int core, int* index) const;
+  // Both cores split (a, b); returns the outermost level where they differ (levels() for one core).
+  size_t parting_level(int src, int dst, int* a, int* b) const {
+    split(src, a);
+    split(dst, b);
+    size_t d = 0;
+    while (d < levels_.size() && a[d] == b[d]) ++d;
+    return d;
+  }
   std::vector<std::unique_ptr<Network>> levels_;
   std::vector<int> stride_;
   std::vector<uint64_t> first_id_;  // route_links: first link id of each level's copies (and the total)
