@@ -107,8 +107,8 @@ void Engine::setup_loggp() {
   nic_ = contention_ || gap_ > SimTime::zero();
   if (opt_.contention == Contention::links) {
     // The system network: the outermost level (messages between the cores of one node cross no link of it).
+    if (std::string why = LinkContention::unsupported(*net_); !why.empty()) throw std::runtime_error(why);
     const net::Network& system = LinkContention::system_network(*net_);
-    if (std::string why = LinkContention::unsupported(system); !why.empty()) throw std::runtime_error(why);
     links_ = std::make_unique<LinkContention>(system, first_local_, first_local_ + static_cast<int64_t>(ranks_.size()));
     links_wire_min_ = system.min_latency() - system.overheads().send - system.overheads().recv;
     // A window must not be longer than that: a flow of this window then cannot be due in it, and every flow
@@ -121,7 +121,6 @@ void Engine::setup_loggp() {
         if (h->level(i).endpoints() > 1)
           wire = min(wire, h->level(i).min_latency() - h->level(i).overheads().send - h->level(i).overheads().recv);
       if (wire != SimTime::infinity()) {
-        if (std::string why = LinkContention::unsupported(*net_); !why.empty()) throw std::runtime_error(why);
         onnode_ = std::make_unique<LinkContention>(*net_, first_local_, first_local_ + static_cast<int64_t>(ranks_.size()),
                                                    /*ejection=*/false);
         onnode_wire_min_ = wire;
@@ -209,6 +208,7 @@ int Engine::run() {
     }
   }
   if (links_) links_->time_upto(SimTime::infinity());  // the rest, for the report's count (every process's)
+  if (onnode_) onnode_->time_upto(SimTime::infinity());
   timespec cpu1;
   host_clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   run_cpu_seconds_ = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) * 1e-9;

@@ -126,11 +126,17 @@ const net::Network& LinkContention::system_network(const net::Network& net) {
   return h ? h->level(0) : net;
 }
 
-std::string LinkContention::unsupported(const net::Network& system) {
+std::string LinkContention::unsupported(const net::Network& net) {
+  const net::Network& system = system_network(net);
   std::vector<net::Link> probe;
-  if (system.route_links(0, system.endpoints() > 1 ? 1 : 0, 0, probe)) return "";
-  return "-xsim-contention links: the system network (" + system.describe() +
-         ") does not list the links of its routes, so messages cannot share them (a twisted torus too large "
+  std::string which;
+  if (!system.route_links(0, system.endpoints() > 1 ? 1 : 0, 0, probe))
+    which = "the system network (" + system.describe() + ")";
+  else if (&system != &net && !net.route_links(0, net.endpoints() > 1 ? 1 : 0, 0, probe))  // cores 0, 1: one node
+    which = "a level inside the nodes of " + net.describe();
+  if (which.empty()) return "";
+  return "-xsim-contention links: " + which +
+         " does not list the links of its routes, so messages cannot share them (a twisted torus too large "
          "for its exact route tables is routed by a path family that gives hop counts, not paths); give "
          "-xsim-contention endpoint (each node's injection and ejection link serializes its messages), or a "
          "star, ring, mesh, torus, tree, fat tree, dragonfly or smaller twisted torus";

@@ -46,9 +46,9 @@ class LinkContention {
   // The system network of a run's network: its outermost level (messages between the cores of one node
   // cross none of its links), or the network itself when it has one level.
   static const net::Network& system_network(const net::Network& net);
-  // Why `system` cannot be used (its topology does not list its links), as a message naming the option
-  // and what to give instead; "" when it can.
-  static std::string unsupported(const net::Network& system);
+  // Why a run's network cannot be used (its system level, or a level inside its nodes, does not list its
+  // links), as a message naming the option and what to give instead; "" when it can.
+  static std::string unsupported(const net::Network& net);
 
   // A flow of one of this process's ranks: timed here, and sent to the other processes (outgoing()).
   void add_local(const Flow& f, bool other_processes) {

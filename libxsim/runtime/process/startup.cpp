@@ -382,9 +382,7 @@ int xsim_main(int argc, char** argv, char** envp) {
     }
   if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
   if (opt.model == NetModel::loggp && opt.contention == Contention::links) {
-    std::string why = LinkContention::unsupported(LinkContention::system_network(*built.network));
-    if (why.empty()) why = LinkContention::unsupported(*built.network);  // the levels inside the nodes
-    if (!why.empty()) {
+    if (std::string why = LinkContention::unsupported(*built.network); !why.empty()) {
       if (proc == 0) std::fprintf(stderr, "xsim: %s\n", why.c_str());
       PMPI_Finalize();
       return 2;

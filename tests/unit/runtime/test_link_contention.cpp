@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "link_contention.hpp"
+#include "xsim/netmodel/hierarchy.hpp"
 #include "xsim/netmodel/mesh_torus.hpp"
 #include "xsim/netmodel/network.hpp"
 #include "xsim/netmodel/twisted_torus.hpp"
@@ -159,6 +161,13 @@ TEST(LinkContention, RefusesANetworkThatListsNoLinks) {
   const std::string why = LinkContention::unsupported(*family);
   EXPECT_NE(why.find("-xsim-contention links: the system network (twisted torus"), std::string::npos) << why;
   EXPECT_NE(why.find("give -xsim-contention endpoint"), std::string::npos) << why;
+  // The same torus inside the nodes of a star: named as an inner level.
+  std::vector<std::unique_ptr<net::Network>> levels;
+  levels.push_back(net::make_star(2, kLink, kGbps));
+  levels.push_back(net::make_twisted_torus({4, 4}, {1, 1}, 1, {1, 1}, kLink, kGbps, net::TwistedTorusRouting::family));
+  net::Hierarchy nodes(std::move(levels));
+  const std::string inner = LinkContention::unsupported(nodes);
+  EXPECT_NE(inner.find("-xsim-contention links: a level inside the nodes of"), std::string::npos) << inner;
 }
 
 }  // namespace
