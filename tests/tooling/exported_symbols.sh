@@ -2,7 +2,9 @@
 # libxsim.so must export only the MPI entry points, xsim's public API and the libc functions it interposes
 # (__libc_start_main, exit; the application's clocks clock_gettime and gettimeofday, and its random numbers
 # rand, srand, random, srandom, initstate, setstate and the drand48 family, and its getopt scan getopt,
-# __posix_getopt, getopt_long and getopt_long_only, strtok; for privatization __cxa_atexit,
+# __posix_getopt, getopt_long and getopt_long_only, strtok; the pthread calls of threaded ranks (libc_pthread.cpp:
+# pthread_create, _join, _detach, _exit, mutexes, condition variables, barriers, sem_wait/_timedwait/_post,
+# sched_yield); for privatization __cxa_atexit,
 # __cxa_thread_atexit_impl) and libgfortran's _gfortran_set_options (to keep xsim's crash handlers in
 # Fortran programs), its I/O statements _gfortran_st_* and _gfortran_flush_i4/_i8 (each rank's own units),
 # and with xsim's own Fortran bindings (second argument ON) their entry points in every
@@ -12,7 +14,7 @@ set -euo pipefail
 lib=$1
 fortran=${2:-OFF}
 syms=$(nm -D --defined-only "$lib" | awk '{print $3}')
-extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|MPIX_Comm_[a-z_]+|MPIX_COMM_[A-Z_]+|mpix_comm_[a-z_]+|mpi_[a-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|clock_gettime|gettimeofday|rand|srand|random|srandom|initstate|setstate|[delnmj]rand48|srand48|seed48|lcong48|getopt|__posix_getopt|getopt_long|getopt_long_only|strtok|__cxa_atexit|__cxa_thread_atexit_impl|_gfortran_set_options|_gfortran_st_(open|close|inquire|read|write|rewind|backspace|endfile|flush|wait|wait_async)|_gfortran_flush_i[48]|_init|_fini|MPII_Comm_get_attr|MPII_Comm_set_attr|MPII_Keyval_set_proxy)$' || true)
+extra=$(echo "$syms" | grep -vE '^(MPI_[A-Za-z0-9_]+|MPIX_Comm_[a-z_]+|MPIX_COMM_[A-Z_]+|mpix_comm_[a-z_]+|mpi_[a-z0-9_]+|xsim_[a-z_]+|__libc_start_main|exit|clock_gettime|gettimeofday|rand|srand|random|srandom|initstate|setstate|[delnmj]rand48|srand48|seed48|lcong48|getopt|__posix_getopt|getopt_long|getopt_long_only|strtok|pthread_(create|join|detach|exit|mutex_(lock|trylock|unlock)|cond_(wait|timedwait|signal|broadcast)|barrier_(init|wait|destroy))|sem_(wait|timedwait|post)|sched_yield|__cxa_atexit|__cxa_thread_atexit_impl|_gfortran_set_options|_gfortran_st_(open|close|inquire|read|write|rewind|backspace|endfile|flush|wait|wait_async)|_gfortran_flush_i[48]|_init|_fini|MPII_Comm_get_attr|MPII_Comm_set_attr|MPII_Keyval_set_proxy)$' || true)
 if [ -n "$extra" ]; then
   echo "unexpected exported symbols:"; echo "$extra"; exit 1
 fi

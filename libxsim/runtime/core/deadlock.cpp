@@ -62,7 +62,9 @@ void Engine::print_stack_of_current() {
       else
         continue;
     }
-    if (shown_name.find("xsim::Engine::start_fiber") != std::string::npos) break;
+    if (shown_name.find("xsim::Engine::start_fiber") != std::string::npos ||
+        shown_name.find("xsim::Engine::thread_create") != std::string::npos)
+      break;
     std::fprintf(stderr, "xsim:       #%d 0x%012lx %s+0x%lx\n", shown, static_cast<unsigned long>(ip),
                  shown_name.c_str(), static_cast<unsigned long>(off));
     ++shown;
@@ -97,9 +99,9 @@ int Engine::report_deadlock(int64_t unfinished_total) {
         if (const Rank* p = local_rank(r.block.peer); p && p->state == RankState::Done)
           gone = "; rank " + std::to_string(p->world) + " has already ended" +
                  (p->mpi_finalized ? "" : " without calling MPI_Finalize");
-      std::fprintf(stderr, "xsim:   rank %d at virtual time %.9f s: blocked in %s (peer %s, tag %s, %s)%s\n",
+      std::fprintf(stderr, "xsim:   rank %d at virtual time %.9f s: blocked in %s (peer %s, tag %s, %s)%s%s\n",
                    r.world, r.clock.seconds(), r.block.call, peer.c_str(), tag.c_str(),
-                   comm_name(hooks_, r.block.comm).c_str(), gone.c_str());
+                   comm_name(hooks_, r.block.comm).c_str(), gone.c_str(), r.threaded ? threads_summary(r).c_str() : "");
       std::fflush(stderr);
       resume(r);  // the rank prints its own stack and comes straight back
       ++shown;

@@ -82,6 +82,8 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   poll_cost_ = opt.poll_cost;
   setup_loggp();
   faulty_ = !opt.faults.empty();
+  enter_hooks_ = faulty_;
+  leave_hooks_ = host_timing_;
   detect_ = opt.fault_detect;
   if (faulty_) {  // every process knows every rank's failure time (a look-up per wait and per MPI call)
     fail_at_.assign(static_cast<size_t>(nranks_), SimTime::infinity());
@@ -156,6 +158,7 @@ std::vector<int64_t> Engine::block_starts(int64_t nranks, int nprocs, bool node_
 }
 
 Engine::~Engine() {
+  free_rank_threads();
   for (unsigned k = 0; k < pending_count_; ++k) Message::destroy(pending_[(pending_head_ + k) & (kPending - 1)]);
   for (Message* m : applied_) Message::destroy(m);
   for (Rank& r : ranks_) {

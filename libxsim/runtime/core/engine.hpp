@@ -20,6 +20,7 @@
 
 #include "fiber_switch.hpp"
 #include "link_contention.hpp"
+#include "rank_threads.hpp"
 #include "run_queue.hpp"
 #include "records.hpp"
 #include "stack_pool.hpp"
@@ -125,14 +126,25 @@ class Engine {
     r.mpi_entry_sp = stack_pointer();
     if (host_timing_) charge_host_time(r);
     r.mpi_entry_clock = r.clock;
-    if (faulty_) [[unlikely]] fail_if_due(r);
+    if (enter_hooks_) [[unlikely]] {  // one test for both: injected failures, threaded ranks
+      if (faulty_) fail_if_due(r);
+      if (r.threaded) threads_enter(r);  // a sibling thread at an earlier time goes first
+    }
   }
   void mpi_leave() {
     Rank& r = *current_;
     if (--r.mpi_depth > 0) return;
     // Unchecked: the MPI time is a sum of disjoint stretches of the rank's clock, never beyond it.
     r.stats.mpi = SimTime::from_ps(r.stats.mpi.ps() + (r.clock - r.mpi_entry_clock).ps());
-    if (host_timing_) r.host_resume_ns = now_ns();
+    if (leave_hooks_) {  // one test for both: the processor model times host computation, threaded ranks
+      if (host_timing_) r.host_resume_ns = now_ns();
+      if (r.threaded) [[unlikely]] threads_note_progress(r);  // a call completed: waiting siblings look again
+    }
+  }
+  // [rank] Leaving a stretch inside the engine that is not MPI time (a pthread call of a threaded rank).
+  void sync_leave() {
+    current_->mpi_entry_clock = current_->clock;
+    mpi_leave();
   }
   void charge_compute(SimTime t);   // explicit charge (xsim_compute)
   // Whether the processor model times host computation (scaled), and what `host_ns` of it costs in virtual
@@ -186,6 +198,26 @@ class Engine {
     q.completion = current_ ? current_->clock : SimTime::zero();
     return id;
   }
+  // --- [rank] application threads as fibers (rank_threads.hpp; process/libc_pthread.cpp) -------------------
+  // Makes the current rank threaded: the threads its application creates from now on are fibers of the rank;
+  // `level` is the thread level MPI_Init_thread granted (MPI_Query_thread answers it).
+  void threads_enable(int level);
+  int thread_level() const;                 // the current rank's granted level if threaded, else -1
+  RankThread* thread_running();             // the current rank's running thread, null when not threaded
+  RankThread* rank_thread(const void* handle);  // `handle` if it is a live thread of the current rank, else null
+  // A new thread of the current rank running start(arg) on its own stack of `stack_size` bytes, ready at the
+  // rank's clock (it runs once its creator waits or enters MPI). Null when its stack cannot be mapped.
+  RankThread* thread_create(void* (*start)(void*), void* arg, size_t stack_size, bool detached);
+  // The running thread waits, taking no virtual time, until thread_wake(it); `what` names the call for a
+  // deadlock report. With `may_time_out`, returns false instead of waiting when nothing could ever wake it
+  // (no sibling can run or waits for a message); without, that is reported as a deadlock.
+  bool thread_wait(const char* what, bool may_time_out = false);
+  void thread_wake(RankThread* t);          // a waiting thread is ready again, no earlier than the caller's clock
+  void thread_yield();                      // another ready thread of the rank runs first, if any
+  [[noreturn]] void thread_exit(void* result);
+  int thread_join(RankThread* t, void** result);  // 0, or EDEADLK / EINVAL as pthread_join
+  int thread_detach(RankThread* t);
+
   // --- [rank] injected failures (docs/resilience.md) ---------------------------------------------------
   // When world rank `w` fails (-xsim-fault), or infinity. Every process knows every rank's.
   SimTime fail_time(int64_t w) const {
@@ -482,7 +514,7 @@ class Engine {
   void block_then_note(const BlockInfo& why) {
     block(why);
     Rank& r = *current_;
-    if (r.clock == r.queue_key) {
+    if (r.clock == r.queue_key) {  // (never after an inner switch of a threaded rank: it voids queue_key)
       earliest_switch_ = switches_;
       earliest_clock_ = r.clock;
     }
@@ -542,6 +574,7 @@ class Engine {
     const int64_t key = queue_.top_key();
     const int32_t index = top->index;
     if (key > r.clock.ps() || (key == r.clock.ps() && index > r.index)) return;
+    if (r.threaded) [[unlikely]] return yield_behind(r);  // queued at its earliest thread's clock
     r.state = RankState::Runnable;
     enqueue(r, r.clock);  // behind the top, which stays the (live) top
     // The top is at or before r's clock: inside the window, and before any applied message (both checked
@@ -615,7 +648,23 @@ class Engine {
   void check_canary(Rank& r);
   int report_deadlock(int64_t unfinished_total);
   // [rank] The current rank waits (blocked) until an arrival or a wake(); `timed`: also until detect_wake_.
-  void block(const BlockInfo& why, bool timed = false);
+  void block(const BlockInfo& why, bool timed = false) {
+    if (current_->threaded) [[unlikely]] return threads_block(*current_, why, timed);
+    block_rank(*current_, why, timed);
+  }
+  void block_rank(Rank& r, const BlockInfo& why, bool timed);
+  // The threaded ranks' side (rank_threads.cpp).
+  std::unordered_map<int32_t, std::unique_ptr<RankThreads>> threads_;  // by local index
+  RankThreads& threads_of(const Rank& r);
+  void threads_enter(Rank& r);
+  void threads_note_progress(const Rank& r);
+  void threads_block(Rank& r, const BlockInfo& why, bool timed);
+  void threads_switch(Rank& r, RankThreads& g, RankThread& from, RankThread& to);
+  RankThread* threads_pick(RankThreads& g, const RankThread* me, bool only_earlier);
+  void threads_wait_engine(Rank& r, RankThreads& g, RankThread& me);
+  [[noreturn]] void threads_deadlock(Rank& r, RankThreads& g);
+  std::string threads_summary(const Rank& r);  // "; thread 1 ..., thread 0 (main) waits in .." (deadlock report)
+  void free_rank_threads();
   void print_stack_of_current();
   SimTime local_next_key();
   int64_t now_ns() const;
@@ -679,6 +728,8 @@ class Engine {
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
   // Injected failures (docs/resilience.md); all off without -xsim-fault.
   bool faulty_ = false;
+  bool enter_hooks_ = false;                // faulty_, or some rank is threaded (mpi_enter's one test)
+  bool leave_hooks_ = false;                // host_timing_, or some rank is threaded (mpi_leave's one test)
   std::vector<SimTime> fail_at_;            // by world rank: its failure time, or infinity (faulty_ only)
   std::vector<uint64_t> fails_;             // by world rank, one bit: it has a failure time (8 KiB per 65,536
                                             // ranks: the idle look-up stays in the cache where fail_at_ would not)

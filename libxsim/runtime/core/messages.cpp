@@ -473,6 +473,7 @@ void Engine::apply_next() {
 }
 
 void Engine::process_due_arrivals(Rank& r, SimTime upto) {
+  if (r.threaded) [[unlikely]] threads_note_progress(r);  // one arrival at least is due: a waiting thread may be served
   // Every message to r's node due by `upto` is known (r is the earliest rank, inside the window): time
   // them through the node's ejection link in arrival order, before any of them is received.
   NodeNic* nic = contention_ ? &nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])] : nullptr;

@@ -172,8 +172,9 @@ struct alignas(64) Rank {
   int32_t index = 0;                  // local index in this native process
   RankState state = RankState::NotStarted;
   bool queued = false;
-  bool mpi_initialized = false;
-  bool mpi_finalized = false;
+  bool mpi_initialized : 1 = false;
+  bool mpi_finalized : 1 = false;
+  bool threaded : 1 = false;          // its application threads are fibers (rank_threads.hpp): the hooks below run
   int32_t world = 0;
   SmallVec<Message*, 3> arrivals;     // min-heap on (t_arrive, src, seq): not yet processed
   // the rank's own calls

@@ -369,6 +369,7 @@ SimTime Engine::read_clock(bool libc) {
 void Engine::yield_if_ahead() { yield_inline(); }
 
 void Engine::yield_behind(Rank& r) {
+  if (r.threaded) [[unlikely]] threads_enter(r);  // the rank's key is its earliest thread's clock
   r.state = RankState::Runnable;
   enqueue(r, r.clock);
   switch_out();
@@ -390,8 +391,7 @@ void Engine::fail_now(Rank& r) {
   __builtin_unreachable();
 }
 
-void Engine::block(const BlockInfo& why, bool timed) {
-  Rank& r = *current_;
+void Engine::block_rank(Rank& r, const BlockInfo& why, bool timed) {
   r.block = why;
   r.state = RankState::Blocked;
   if (timed || (faulty_ && (detect_wake_ != SimTime::infinity() || may_fail(r.world)))) [[unlikely]] {

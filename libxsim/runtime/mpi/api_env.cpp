@@ -31,27 +31,23 @@ XSIM_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provide
     Rank& r = E().current();
     if (r.mpi_initialized) fail(MPI_ERR_OTHER, "MPI_Init_thread called twice");
     r.mpi_initialized = true;
-    // Virtual ranks are fibers of one OS thread: at most MPI_THREAD_FUNNELED is honest (error_outside_simulation
-    // says why). A program that asks for more is told once per native process; whether it goes on is its choice.
-    *provided = required < MPI_THREAD_FUNNELED ? required : MPI_THREAD_FUNNELED;
-    static bool told = false;
-    if (required > MPI_THREAD_FUNNELED && !told) {
-      told = true;
-      std::fprintf(stderr,
-                   "xsim: rank %d asked MPI_Init_thread for %s; xsim provides MPI_THREAD_FUNNELED: only the thread "
-                   "that called MPI_Init may call MPI (see docs/applications.md, \"Threads\")\n",
-                   r.world, required == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_SERIALIZED");
-    }
+    // Every level is provided. Above MPI_THREAD_FUNNELED the threads the rank's application creates from
+    // now on are fibers of the rank with their own virtual clocks (docs/applications.md, "Threads"), so any
+    // of them may call MPI; threads the OpenMP runtime creates stay native and may not.
+    *provided = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
+    if (required > MPI_THREAD_FUNNELED) E().threads_enable(required);
   });
 }
 
 XSIM_API int MPI_Query_thread(int* provided) {
-  *provided = MPI_THREAD_FUNNELED;
+  const int level = g_engine && g_engine->in_rank() ? g_engine->thread_level() : -1;
+  *provided = level >= 0 ? level : MPI_THREAD_FUNNELED;
   return MPI_SUCCESS;
 }
 
 XSIM_API int MPI_Is_thread_main(int* flag) {
-  *flag = 1;
+  const RankThread* t = g_engine && g_engine->in_rank() ? g_engine->thread_running() : nullptr;
+  *flag = !t || t->id == 0;
   return MPI_SUCCESS;
 }
 

@@ -31,12 +31,14 @@ thread_local bool t_simulation_thread __attribute__((tls_model("initial-exec")))
 int error_outside_simulation(const char* name) {
   if (g_engine && !t_simulation_thread) {  // another thread of the application, while the ranks run
     std::fprintf(stderr,
-                 "xsim: %s called from a thread the application created: xsim provides MPI_THREAD_FUNNELED, "
-                 "only the thread that called MPI_Init may call MPI. The virtual ranks of a native process are "
-                 "fibers of that one thread; a call from another thread would run the simulation engine at the "
-                 "same time as a rank, and with privatized globals no thread could tell whose globals are "
-                 "current. Make the MPI calls from the main thread (e.g. in OpenMP master regions); see "
-                 "docs/applications.md, \"Threads\". The run stops.\n",
+                 "xsim: %s called from a native thread of the application: only the thread that called MPI_Init "
+                 "may call MPI, unless the rank asked MPI_Init_thread for MPI_THREAD_SERIALIZED or "
+                 "MPI_THREAD_MULTIPLE before it created the thread; threads the OpenMP runtime creates may never "
+                 "call MPI. The virtual ranks of a native process are fibers of one native thread; a call from "
+                 "another would run the simulation engine at the same time as a rank. Ask for "
+                 "MPI_THREAD_MULTIPLE (the rank's threads then run as fibers of the rank), or make the MPI calls "
+                 "from the main thread (e.g. in OpenMP master regions); see docs/applications.md, \"Threads\". "
+                 "The run stops.\n",
                  name);
     std::fflush(stderr);
     native::abort_all(1);

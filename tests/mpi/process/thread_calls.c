@@ -1,8 +1,8 @@
-/* thread_calls.c - MPI and application threads (issue 20, docs/applications.md "Threads"). xsim provides
- * MPI_THREAD_FUNNELED: asked for MPI_THREAD_MULTIPLE, MPI_Init_thread answers FUNNELED (and says so once
- * on stderr), and the main thread's MPI calls work while other threads of the rank compute. In mode
- * "foreign" a thread the rank created calls MPI_Comm_rank: xsim must stop the run with a message naming
- * the call, never let the thread into the engine while a rank runs.
+/* thread_calls.c - MPI and native application threads (issue 20, docs/applications.md "Threads"). Asked for
+ * MPI_THREAD_FUNNELED, MPI_Init_thread answers FUNNELED, the rank's threads are native threads, and the main
+ * thread's MPI calls work while another thread of the rank computes. In mode "foreign" a thread the rank
+ * created calls MPI_Comm_rank: xsim must stop the run with a message naming the call, never let the native
+ * thread into the engine while a rank runs (thread_multiple.c has the threads that may call MPI).
  *
  *   thread_calls [foreign]
  */
@@ -27,7 +27,7 @@ static void* call_mpi(void* arg) {
 
 int main(int argc, char** argv) {
   int provided = -1;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int me = 0, np = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
