@@ -97,6 +97,8 @@ ElfW(Addr) got_plt_end(const LoadedObject& o) {
   return got + (3 + entries) * sizeof(ElfW(Addr));  // three reserved slots, then one per PLT entry
 }
 
+void tls_region_of(const LoadedObject& o, const std::string& label, std::vector<RegionSpec>& out);
+
 // The object's writable data after RELRO and .got.plt, and its TLS block.
 void regions_of(const LoadedObject& o, const std::string& label, std::vector<RegionSpec>& out) {
   ElfW(Addr) relro_lo = 0, relro_hi = 0;
@@ -122,6 +124,11 @@ void regions_of(const LoadedObject& o, const std::string& label, std::vector<Reg
       out.push_back(r);
     }
   }
+  tls_region_of(o, label, out);
+}
+
+// The object's TLS block for the native thread that runs the ranks (none when it has none).
+void tls_region_of(const LoadedObject& o, const std::string& label, std::vector<RegionSpec>& out) {
   for (int i = 0; i < o.phnum; ++i) {
     const ElfW(Phdr)& ph = o.phdr[i];
     if (ph.p_type == PT_TLS && ph.p_memsz > 0 && o.tls_data) {
@@ -400,6 +407,16 @@ std::vector<RegionSpec> find_regions(const std::vector<std::string>& libs) {
     if (std::find(taken.begin(), taken.end(), hit) != taken.end()) continue;
     taken.push_back(hit);
     regions_of(*hit, hit->name, out);
+  }
+  // OpenMP runtimes keep the state of the thread that runs a parallel region (its team, its pool of worker
+  // threads, the nesting level) in TLS. Every rank is a fiber of the one native thread, so without a block of
+  // its own a rank whose master thread makes an MPI call inside a parallel region (and lets another rank
+  // run) would find the other rank's region in progress: nested, one thread, a wrong reduction. Only the
+  // TLS block: the runtime's global data belongs to its worker threads, which run natively.
+  for (size_t i = 1; i < objs.size(); ++i) {
+    const std::string file = base_name(objs[i].name);
+    if (file.rfind("libgomp.so", 0) == 0 || file.rfind("libomp.so", 0) == 0 || file.rfind("libiomp5.so", 0) == 0)
+      tls_region_of(objs[i], objs[i].name, out);
   }
   if (automatic)  // every other library that calls MPI itself: its state is per rank, as in a process per rank
     for (const std::string& path : application_libraries()) {
