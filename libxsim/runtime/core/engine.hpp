@@ -600,6 +600,8 @@ class Engine {
   void charge_host_time(Rank& r);  // mpi_enter's processor model: the host time since the rank last resumed
   // Starts loading what the ranks queued after the one about to run will touch when resumed.
   void prefetch_next();
+  // Starts loading what resuming `next` touches first: its stack around the saved pointer, its canary.
+  void prefetch_resume(const Rank& next);
   // After a switch lands: stores the continuation it brought in the record of whoever left (leaving_).
   // The destination is empty (its continuation was resumed): a swap leaves `f` empty, nothing to destroy.
   void take_incoming(boost::context::fiber&& f) {

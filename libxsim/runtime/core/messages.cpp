@@ -104,7 +104,12 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   // The destination's first record line is what the delivery below touches; with many ranks it is often
   // not cached (random destinations): start loading it now, so the miss overlaps the payload copy and the
   // latency computation.
-  if (const Rank* d = local_rank(dst)) __builtin_prefetch(d, 1);
+  if (const Rank* d = local_rank(dst)) {
+    __builtin_prefetch(d, 1);
+    // Nothing else runnable here: the destination, woken by this message, is likely the next rank to run
+    // (a token passed around, a pipeline). Its stack starts loading now, not at the switch to it.
+    if (large_scale_ && queue_.empty() && d->state == RankState::Blocked) prefetch_resume(*d);
+  }
   // loggp: a send that uses its node's NIC waits until it is the earliest rank of its process, so that the
   // NIC serves the node's sends in virtual-time order (the same for any number of native processes).
   if (nic_ && inter_node(current_->world, dst) && nic_order_needed()) ensure_earliest();

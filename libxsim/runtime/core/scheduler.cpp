@@ -159,18 +159,7 @@ void Engine::prefetch_next() {
   // current rank's work), then the window of its stack that the resume will touch is prefetched (see
   // kStackBelow). The rank after it gets its first arrival prefetched, the one after that its record.
   if (queue_.empty()) return;
-  if (const int32_t c = queue_.peek(0); c >= 0) {
-    const Rank& next = ranks_[static_cast<size_t>(c)];
-    if (const char* sp = saved_stack_pointer(next.fiber)) {
-      touch(sp);
-      const intptr_t entry = reinterpret_cast<intptr_t>(next.mpi_entry_sp) - reinterpret_cast<intptr_t>(sp);
-      const char* end = sp + (entry > 0 && entry <= kStackMaxAbove - kStackAboveEntry ? entry + kStackAboveEntry
-                                                                                     : kStackAbove);
-      for (ptrdiff_t k = -kStackBelow; k < 0; k += 64) __builtin_prefetch(sp + k);
-      for (const char* p = sp + 64; p < end; p += 64) __builtin_prefetch(p);  // sp's own line: touched
-      stacks_->prefetch_canary(static_cast<size_t>(c));  // checked when it leaves
-    }
-  }
+  if (const int32_t c = queue_.peek(0); c >= 0) prefetch_resume(ranks_[static_cast<size_t>(c)]);
   if (const int32_t d = queue_.peek(1); d >= 0) {
     // Its record was prefetched one resume earlier (below): its first arrival is the first thing it reads
     // when it resumes in a receive.
@@ -182,6 +171,20 @@ void Engine::prefetch_next() {
 #pragma GCC unroll 8
     for (size_t o = 0; o < sizeof(Rank); o += 64) __builtin_prefetch(p + o);
     __builtin_prefetch(p + sizeof(Rank) - 1);
+  }
+}
+
+void Engine::prefetch_resume(const Rank& next) {
+  if (const char* sp = saved_stack_pointer(next.fiber)) {
+    touch(sp);
+    const intptr_t entry = reinterpret_cast<intptr_t>(next.mpi_entry_sp) - reinterpret_cast<intptr_t>(sp);
+    const char* end = sp + (entry > 0 && entry <= kStackMaxAbove - kStackAboveEntry ? entry + kStackAboveEntry
+                                                                                   : kStackAbove);
+    for (ptrdiff_t k = -kStackBelow; k < 0; k += 64) __builtin_prefetch(sp + k);
+    for (const char* p = sp + 64; p < end; p += 64) __builtin_prefetch(p);  // sp's own line: touched
+    // Checked when it leaves, at the other end of its stack: a page of its own, touched (a prefetch that
+    // misses the TLB is dropped) so that the check does not wait for the page walk.
+    touch(reinterpret_cast<const char*>(stacks_->canary_address(static_cast<size_t>(next.index))));
   }
 }
 

@@ -54,6 +54,7 @@ class StackPool {
     return c[0] == kCanary && c[1] == kCanary;
   }
   void prefetch_canary(size_t i) const { __builtin_prefetch(canary(i)); }
+  const void* canary_address(size_t i) const { return canary(i); }
   // The stack's rank has ended: its pages go back to the system (its content is lost) with the next batch.
   void release(size_t i);
   // Releases the pending batch now.
