@@ -663,7 +663,7 @@ class Engine {
   void threads_block(Rank& r, const BlockInfo& why, bool timed);
   void threads_switch(Rank& r, RankThreads& g, RankThread& from, RankThread& to);
   RankThread* threads_pick(RankThreads& g, const RankThread* me, bool only_earlier);
-  void threads_wait_engine(Rank& r, RankThreads& g, RankThread& me);
+  void threads_wait_engine(Rank& r, RankThreads& g);
   [[noreturn]] void threads_deadlock(Rank& r, RankThreads& g);
   std::string threads_summary(const Rank& r);  // "; thread 1 ..., thread 0 (main) waits in .." (deadlock report)
   void free_rank_threads();

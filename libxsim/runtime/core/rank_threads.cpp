@@ -72,6 +72,14 @@ const char* state_name(RankThread::State s) {
   return "?";
 }
 
+// "thread 2: waiting in pthread_mutex_lock" (deadlock reports).
+std::string describe(const RankThread& t) {
+  std::string s = "thread " + std::to_string(t.id) + (t.id == 0 ? " (main)" : "") + ": " + state_name(t.state);
+  if (t.state == RankThread::State::WaitSync && t.sync_what) s += std::string(" in ") + t.sync_what;
+  if (t.state == RankThread::State::WaitMpi && t.block.call) s += std::string(" in ") + t.block.call;
+  return s;
+}
+
 void free_stack(RankThread& t) {
   if (t.ctx) forget(std::move(t.ctx));  // never unwind a thread's frames (the main thread's too)
   if (!t.stack_base) return;
@@ -184,7 +192,7 @@ void Engine::threads_block(Rank& r, const BlockInfo& why, bool timed) {
   ++g.progress;
 }
 
-void Engine::threads_wait_engine(Rank& r, RankThreads& g, RankThread& me) {
+void Engine::threads_wait_engine(Rank& r, RankThreads& g) {
   // `me` waits for a sibling, and every sibling that could run waits in MPI: the rank blocks in the engine on
   // their behalf, and they look again once it is woken (at their clock raised to the wake-up time, as a
   // blocked rank's is).
@@ -199,7 +207,6 @@ void Engine::threads_wait_engine(Rank& r, RankThreads& g, RankThread& me) {
   for (auto& p : g.all)
     if (p->state == RankThread::State::WaitMpi && p->clock < woke) p->clock = woke;
   ++g.progress;
-  (void)me;
 }
 
 bool Engine::thread_wait(const char* what, bool may_time_out) {
@@ -219,7 +226,7 @@ bool Engine::thread_wait(const char* what, bool may_time_out) {
       me.state = RankThread::State::Running;
       return false;
     }
-    threads_wait_engine(r, g, me);
+    threads_wait_engine(r, g);
   }
 }
 
@@ -303,26 +310,24 @@ void Engine::thread_exit(void* result) {
   me.finish = r.clock;
   me.state = RankThread::State::Done;
   if (me.joiner) thread_wake(me.joiner);
-  for (;;) {
-    RankThread* next = threads_pick(g, &me, false);
-    if (!next)  // a sibling waiting in MPI looks again (and blocks the rank if it must)
-      for (auto& p : g.all)
-        if (p->state == RankThread::State::WaitMpi && (!next || before(*p, *next))) next = p.get();
-    if (!next) threads_deadlock(r, g);
-    save(r, me);
-    load(r, *next);
-    *errno_ = next->saved_errno;
-    next->state = RankThread::State::Running;
-    g.running = next;
-    g.switch_from = &me;
-    forget_earliest();
+  RankThread* next = threads_pick(g, &me, false);
+  if (!next)  // a sibling waiting in MPI looks again (and blocks the rank if it must)
+    for (auto& p : g.all)
+      if (p->state == RankThread::State::WaitMpi && (!next || before(*p, *next))) next = p.get();
+  if (!next) threads_deadlock(r, g);
+  load(r, *next);
+  *errno_ = next->saved_errno;
+  next->state = RankThread::State::Running;
+  g.running = next;
+  g.switch_from = &me;
+  forget_earliest();
+  r.queue_key = SimTime::from_ps(-1);  // as threads_switch
 #if XSIM_ASAN
-    r.on = next->asan_on;
-    switch_leave(nullptr, &r.running_stack());  // this thread's stack ends
+  r.on = next->asan_on;
+  switch_leave(nullptr, &r.running_stack());  // this thread's stack ends
 #endif
-    std::move(next->ctx).resume();  // never comes back: the thread has ended
-    __builtin_unreachable();
-  }
+  std::move(next->ctx).resume();  // never comes back: the thread has ended
+  __builtin_unreachable();
 }
 
 int Engine::thread_join(RankThread* t, void** result) {
@@ -358,12 +363,9 @@ int Engine::thread_detach(RankThread* t) {
 void Engine::threads_deadlock(Rank& r, RankThreads& g) {
   std::fflush(stdout);
   std::string list;
-  for (auto& p : g.all) {
-    if (p->state == RankThread::State::Done) continue;
-    list += "\n  thread " + std::to_string(p->id) + (p->id == 0 ? " (main)" : "") + ": " + state_name(p->state);
-    if (p->state == RankThread::State::WaitSync && p->sync_what) list += std::string(" in ") + p->sync_what;
-    if (p.get() == g.running) list += " (the last to run)";
-  }
+  for (auto& p : g.all)
+    if (p->state != RankThread::State::Done)
+      list += "\n  " + describe(*p) + (p.get() == g.running ? " (the last to run)" : "");
   std::fprintf(stderr,
                "xsim: deadlock in rank %d: all of its threads wait for one another (no thread can run, none waits "
                "for a message):%s\n",
@@ -375,12 +377,8 @@ void Engine::threads_deadlock(Rank& r, RankThreads& g) {
 std::string Engine::threads_summary(const Rank& r) {
   RankThreads& g = threads_of(r);
   std::string s = "; in its thread " + std::to_string(g.running->id);
-  for (auto& p : g.all) {
-    if (p.get() == g.running || p->state == RankThread::State::Done) continue;
-    s += ", thread " + std::to_string(p->id) + (p->id == 0 ? " (main)" : "") + " " + state_name(p->state);
-    if (p->state == RankThread::State::WaitSync && p->sync_what) s += std::string(" in ") + p->sync_what;
-    else if (p->state == RankThread::State::WaitMpi) s += std::string(" in ") + p->block.call;
-  }
+  for (auto& p : g.all)
+    if (p.get() != g.running && p->state != RankThread::State::Done) s += ", " + describe(*p);
   return s;
 }
 

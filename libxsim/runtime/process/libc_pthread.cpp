@@ -71,9 +71,10 @@ struct SyncCall {
   SyncCall& operator=(const SyncCall&) = delete;
 };
 
-// Whether the code at `ra` is an OpenMP runtime's: its threads wait for one another with raw futexes, which
-// fibers cannot, so they stay native threads (and may not call MPI).
-bool from_openmp_runtime(const void* ra) {
+// Whether the code at `ra` is an OpenMP runtime's (its threads wait for one another with raw futexes, which
+// fibers cannot: they stay native threads and may not call MPI) or a sanitizer's (ASan's pthread_create
+// wraps the start routine in its own per-thread set-up, which only a native thread can run).
+bool created_by_runtime(const void* ra) {
   Dl_info info;
   if (!dladdr(ra, &info) || !info.dli_fname) return false;
   const char* base = std::strrchr(info.dli_fname, '/');
@@ -224,7 +225,7 @@ int fiber_sem_wait(sem_t* s, bool timed) {
 #define XSIM_EXPORT extern "C" __attribute__((visibility("default")))
 
 XSIM_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
-  if (!fiber_side() || from_openmp_runtime(__builtin_return_address(0)))
+  if (!fiber_side() || created_by_runtime(__builtin_return_address(0)))
     return REAL(pthread_create)(thread, attr, start, arg);
   size_t stack = size_t{8} << 20;  // glibc's default for a thread (lazily committed)
   int detach = PTHREAD_CREATE_JOINABLE;
@@ -256,7 +257,13 @@ XSIM_EXPORT int pthread_detach(pthread_t thread) {
 }
 
 XSIM_EXPORT void pthread_exit(void* result) {
-  if (fiber_side() && g_engine->thread_running()->id != 0) g_engine->thread_exit(result);
+  if (app_code_running()) {  // on the native thread that runs every rank
+    if (fiber_side() && g_engine->thread_running()->id != 0) g_engine->thread_exit(result);
+    g_engine->abort_simulation(1, "rank " + std::to_string(g_engine->current().world) +
+                                      ": pthread_exit called by the rank's main thread, which is the native thread "
+                                      "that runs every rank of the process: not supported (return from main, or "
+                                      "call exit, instead)");
+  }
   REAL(pthread_exit)(result);
   __builtin_unreachable();
 }

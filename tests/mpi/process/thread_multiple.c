@@ -20,6 +20,8 @@
  *   thread_multiple large      the pingpong's pattern with 1 MiB messages (rendezvous under the loggp model).
  *   thread_multiple deadlock   two threads take two mutexes in opposite orders: xsim must stop with a
  *                              report that names each thread's wait.
+ *   thread_multiple exitmain   the main thread calls pthread_exit: xsim must stop with a message (it is the
+ *                              native thread of every rank).
  *   thread_multiple stuck      a thread waits for a message nobody sends while the main thread joins it:
  *                              the deadlock report names the rank's thread in MPI_Recv and the main thread
  *                              in pthread_join.
@@ -88,7 +90,7 @@ static void* poster(void* arg) {
   (void)arg;
   while (!flag) sched_yield(); /* set by the main thread after the handshake */
   sem_post(&sem);
-  return NULL;
+  pthread_exit(NULL); /* a detached thread that ends with pthread_exit */
 }
 
 static void run_pingpong(void) {
@@ -285,6 +287,8 @@ int main(int argc, char** argv) {
     run_deadlock();
   else if (!strcmp(mode, "stuck"))
     run_stuck();
+  else if (!strcmp(mode, "exitmain"))
+    pthread_exit(NULL);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   return bad;
