@@ -659,6 +659,8 @@ class Engine {
   std::unordered_map<int32_t, std::unique_ptr<RankThreads>> threads_;  // by local index
   RankThreads& threads_of(const Rank& r);
   void threads_enter(Rank& r);
+  void threads_run_earlier(Rank& r);
+  void threads_yield(Rank& r);
   void threads_note_progress(const Rank& r);
   void threads_block(Rank& r, const BlockInfo& why, bool timed);
   void threads_switch(Rank& r, RankThreads& g, RankThread& from, RankThread& to);

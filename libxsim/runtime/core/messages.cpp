@@ -408,7 +408,11 @@ void Engine::deliver_local(Message* m) {
     n.incoming.push_back({m->t_arrive, m->src, m->seq, m, d.index});
     std::push_heap(n.incoming.begin(), n.incoming.end(), Incoming::later);
   }
-  if (d.state == RankState::Blocked && (!d.queued || m->t_arrive < d.queue_key)) enqueue(d, m->t_arrive);
+  // A blocked rank resumes at its next arrival. So does a threaded rank queued to run later: a thread of it
+  // that waits in MPI may go on at this arrival (rank_threads.hpp, "waiting siblings").
+  if ((d.state == RankState::Blocked || (d.threaded && d.state == RankState::Runnable)) &&
+      (!d.queued || m->t_arrive < d.queue_key))
+    enqueue(d, m->t_arrive);
 }
 
 SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
@@ -458,7 +462,7 @@ void Engine::enter_globals(const Rank& r) {
 void Engine::wake(int64_t world, SimTime t) {
   forget_earliest();  // a hook's or a collective's wake-up may queue a rank at or before the current clock
   Rank* r = local_rank(world);
-  if (!r || r->state != RankState::Blocked) return;
+  if (!r || (r->state != RankState::Blocked && !(r->threaded && r->state == RankState::Runnable))) return;
   if (!r->queued || t < r->queue_key) enqueue(*r, t);
 }
 

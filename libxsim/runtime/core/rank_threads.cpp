@@ -164,7 +164,18 @@ RankThread* Engine::threads_pick(RankThreads& g, const RankThread* me, bool only
   return best;
 }
 
-void Engine::threads_enter(Rank& r) {
+namespace {
+
+// Siblings waiting in MPI whose clocks are before `t` (the running thread's clock).
+bool waiting_before(const RankThreads& g, SimTime t) {
+  for (auto& p : g.all)
+    if (p->state == RankThread::State::WaitMpi && p->clock < t) return true;
+  return false;
+}
+
+}  // namespace
+
+void Engine::threads_run_earlier(Rank& r) {
   RankThreads& g = threads_of(r);
   RankThread& me = *g.running;
   save(r, me);  // its clock as it stands now, for the comparison
@@ -172,6 +183,39 @@ void Engine::threads_enter(Rank& r) {
     me.state = RankThread::State::Ready;
     threads_switch(r, g, me, *t);
     save(r, me);
+  }
+}
+
+void Engine::threads_enter(Rank& r) {
+  threads_run_earlier(r);
+  // A message due before this thread's clock may be what a sibling waiting in MPI from an earlier time needs:
+  // the rank first goes back to the first such message, if any (threads_yield), so that the sibling answers
+  // in virtual-time order. Whether one is due is known only once the rank is the earliest of its process
+  // at that time (a message from another native process is delivered at a window's start), so the yield
+  // is made whenever such a sibling exists: its outcome, unlike the arrivals seen now, is the same for any N.
+  if (waiting_before(threads_of(r), r.clock)) threads_yield(r);
+}
+
+void Engine::threads_yield(Rank& r) {
+  // The rank is queued at its running thread's clock, or earlier: at its next arrival while a sibling waits
+  // in MPI from before that clock (deliver_local and wake lower the key of such a rank, as of a blocked one,
+  // when an earlier message comes). Resumed before its running thread's clock, it is the earliest of the
+  // process at that time, every arrival up to it known: the waiting siblings look again at that time (their
+  // clocks raised to it, as a blocked rank's is to its next arrival), before the running thread goes on.
+  RankThreads& g = threads_of(r);
+  for (;;) {
+    threads_run_earlier(r);
+    SimTime key = r.clock;
+    if (!r.arrivals.empty() && r.arrivals.front()->t_arrive < key && waiting_before(g, key))
+      key = r.arrivals.front()->t_arrive;
+    r.state = RankState::Runnable;
+    enqueue(r, key);
+    switch_out();
+    const SimTime at = r.queue_key;  // the key it was resumed at
+    if (at >= r.clock || !waiting_before(g, r.clock)) return;
+    for (auto& p : g.all)
+      if (p->state == RankThread::State::WaitMpi && p->clock < at) p->clock = at;
+    ++g.progress;
   }
 }
 

@@ -13,6 +13,12 @@
 //   assumes (a rank's queue key never overstates its earliest possible send).
 // - A thread that must wait in MPI (Engine::block) lets a sibling run; the rank blocks in the engine only
 //   when none can: then each waiting thread looks again after the rank is woken.
+// - Waiting siblings: while a sibling waits in MPI from a time before the running thread's clock, the rank
+//   is queued (at every yield, and at every MPI entry of the running thread) no later than its next
+//   arrival, and a delivery lowers that key as it does a blocked rank's. Resumed at an arrival before the
+//   running thread's clock, the waiting siblings look again at that time first. So a thread that waits for
+//   a message answers at its arrival, even while a sibling computes far ahead: no rank decides at a later
+//   time without that answer (test thread_multiple_answer).
 // - "Served since it last looked": the rank's progress count, bumped by each processed arrival, each
 //   engine wake-up and each completed outermost MPI call of the rank (so two waiting threads never look in
 //   turn forever).

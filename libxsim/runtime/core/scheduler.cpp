@@ -372,7 +372,7 @@ SimTime Engine::read_clock(bool libc) {
 void Engine::yield_if_ahead() { yield_inline(); }
 
 void Engine::yield_behind(Rank& r) {
-  if (r.threaded) [[unlikely]] threads_enter(r);  // the rank's key is its earliest thread's clock
+  if (r.threaded) [[unlikely]] return threads_yield(r);  // queued at its earliest thread's time
   r.state = RankState::Runnable;
   enqueue(r, r.clock);
   switch_out();

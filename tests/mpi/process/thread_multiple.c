@@ -20,6 +20,11 @@
  *   thread_multiple large      the pingpong's pattern with 1 MiB messages (rendezvous under the loggp model).
  *   thread_multiple deadlock   two threads take two mutexes in opposite orders: xsim must stop with a
  *                              report that names each thread's wait.
+ *   thread_multiple answer     rank 0's main thread computes 1 ms while its other thread waits in MPI_Recv for
+ *                              rank 1's message (arriving at ~50 us) and answers at once; rank 1 polls with
+ *                              MPI_Iprobe every 10 us of computation: the answer must be seen at about
+ *                              100 us, not after rank 0's main thread is done (the rank goes back to its
+ *                              waiting thread's time).
  *   thread_multiple exitmain   the main thread calls pthread_exit: xsim must stop with a message (it is the
  *                              native thread of every rank).
  *   thread_multiple stuck      a thread waits for a message nobody sends while the main thread joins it:
@@ -249,6 +254,36 @@ static void run_deadlock(void) {
   pthread_join(b, NULL);
 }
 
+static void* answer(void* arg) {
+  (void)arg;
+  int v = 0;
+  MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  ++v;
+  MPI_Send(&v, 1, MPI_INT, 1, 8, MPI_COMM_WORLD);
+  return NULL;
+}
+
+static void run_answer(void) {
+  if (me == 0) {
+    pthread_t t;
+    pthread_create(&t, NULL, answer, NULL);
+    xsim_compute(1e-3);
+    pthread_join(t, NULL);
+  } else if (me == 1) {
+    int v = 41, flag = 0;
+    MPI_Send(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+    while (!flag) {
+      MPI_Iprobe(0, 8, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      if (!flag) xsim_compute(10e-6);
+    }
+    const double seen = MPI_Wtime();
+    MPI_Recv(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    check(v == 42, "wrong answer");
+    check(seen < 200e-6, "the answer was seen only after rank 0's main thread went on");
+    printf("rank 1: answer seen at %.9f\n", seen);
+  }
+}
+
 static void* never(void* arg) {
   (void)arg;
   int v = 0;
@@ -287,6 +322,8 @@ int main(int argc, char** argv) {
     run_deadlock();
   else if (!strcmp(mode, "stuck"))
     run_stuck();
+  else if (!strcmp(mode, "answer"))
+    run_answer();
   else if (!strcmp(mode, "exitmain"))
     pthread_exit(NULL);
   MPI_Barrier(MPI_COMM_WORLD);
