@@ -104,12 +104,7 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   // The destination's first record line is what the delivery below touches; with many ranks it is often
   // not cached (random destinations): start loading it now, so the miss overlaps the payload copy and the
   // latency computation.
-  if (const Rank* d = local_rank(dst)) {
-    __builtin_prefetch(d, 1);
-    // Nothing else runnable here: the destination, woken by this message, is likely the next rank to run
-    // (a token passed around, a pipeline). Its stack starts loading now, not at the switch to it.
-    if (large_scale_ && queue_.empty() && d->state == RankState::Blocked) prefetch_resume(*d);
-  }
+  if (const Rank* d = local_rank(dst)) __builtin_prefetch(d, 1);
   // loggp: a send that uses its node's NIC waits until it is the earliest rank of its process, so that the
   // NIC serves the node's sends in virtual-time order (the same for any number of native processes).
   if (nic_ && inter_node(current_->world, dst) && nic_order_needed()) ensure_earliest();
@@ -329,6 +324,12 @@ void Engine::complete_rendezvous_recv(Message* m) {
 }
 
 void Engine::defer_delivery(Message* m) {
+  // Nothing else runnable: the destination, woken by this message, is likely the next rank to run (a token
+  // passed around, a pipeline). Its stack starts loading now, not at the switch to it (bench/README.md,
+  // "The token ring").
+  if (queue_.empty())
+    if (const Rank& d = ranks_[static_cast<size_t>(m->dst - first_local_)]; d.state == RankState::Blocked)
+      prefetch_resume(d);
   if (m->t_arrive < pending_min_) pending_min_ = m->t_arrive;
   constexpr unsigned mask = kPending - 1;
   if (pending_count_ == kPending) {
@@ -408,11 +409,7 @@ void Engine::deliver_local(Message* m) {
     n.incoming.push_back({m->t_arrive, m->src, m->seq, m, d.index});
     std::push_heap(n.incoming.begin(), n.incoming.end(), Incoming::later);
   }
-  // A blocked rank resumes at its next arrival. So does a threaded rank queued to run later: a thread of it
-  // that waits in MPI may go on at this arrival (rank_threads.hpp, "waiting siblings").
-  if ((d.state == RankState::Blocked || (d.threaded && d.state == RankState::Runnable)) &&
-      (!d.queued || m->t_arrive < d.queue_key))
-    enqueue(d, m->t_arrive);
+  if (d.state == RankState::Blocked && (!d.queued || m->t_arrive < d.queue_key)) enqueue(d, m->t_arrive);
 }
 
 SimTime Engine::send_applied(Message* m, int64_t dst, uint64_t model_bytes) {
@@ -462,7 +459,7 @@ void Engine::enter_globals(const Rank& r) {
 void Engine::wake(int64_t world, SimTime t) {
   forget_earliest();  // a hook's or a collective's wake-up may queue a rank at or before the current clock
   Rank* r = local_rank(world);
-  if (!r || (r->state != RankState::Blocked && !(r->threaded && r->state == RankState::Runnable))) return;
+  if (!r || r->state != RankState::Blocked) return;
   if (!r->queued || t < r->queue_key) enqueue(*r, t);
 }
 

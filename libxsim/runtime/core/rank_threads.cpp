@@ -198,17 +198,19 @@ void Engine::threads_enter(Rank& r) {
 
 void Engine::threads_yield(Rank& r) {
   // The rank is queued at its running thread's clock, or earlier: at its next arrival while a sibling waits
-  // in MPI from before that clock (deliver_local and wake lower the key of such a rank, as of a blocked one,
-  // when an earlier message comes). Resumed before its running thread's clock, it is the earliest of the
+  // in MPI from before that clock (and queued as blocked then: deliver_local and wake lower its key when an
+  // earlier message comes). Resumed before its running thread's clock, it is the earliest of the
   // process at that time, every arrival up to it known: the waiting siblings look again at that time (their
   // clocks raised to it, as a blocked rank's is to its next arrival), before the running thread goes on.
   RankThreads& g = threads_of(r);
   for (;;) {
     threads_run_earlier(r);
     SimTime key = r.clock;
-    if (!r.arrivals.empty() && r.arrivals.front()->t_arrive < key && waiting_before(g, key))
-      key = r.arrivals.front()->t_arrive;
-    r.state = RankState::Runnable;
+    const bool waiting = waiting_before(g, key);
+    if (waiting && !r.arrivals.empty() && r.arrivals.front()->t_arrive < key) key = r.arrivals.front()->t_arrive;
+    // With a sibling waiting, the rank is queued as a blocked rank is (its state says so): a delivery or a
+    // wake-up before its key lowers it (deliver_local, wake), at no cost to the message path.
+    r.state = waiting ? RankState::Blocked : RankState::Runnable;
     enqueue(r, key);
     switch_out();
     const SimTime at = r.queue_key;  // the key it was resumed at
