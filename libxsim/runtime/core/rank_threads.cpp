@@ -22,21 +22,6 @@ std::atomic<bool> g_threaded_ranks{false};
 
 namespace {
 
-// A thread's stack: mapped on creation (guard page below it), unmapped when the thread is joined or the
-// engine ends. Boost.Context's deallocate is a no-op: the thread never returns through Boost.Context's exit
-// path (thread_exit switches away for good).
-struct ThreadStack {
-  void* top;
-  size_t size;
-  boost::context::stack_context allocate() {
-    boost::context::stack_context sc;
-    sc.size = size;
-    sc.sp = top;
-    return sc;
-  }
-  void deallocate(boost::context::stack_context&) noexcept {}
-};
-
 void save(const Rank& r, RankThread& t) {
   t.clock = r.clock;
   t.mpi_entry_clock = r.mpi_entry_clock;
@@ -59,7 +44,10 @@ void load(Rank& r, const RankThread& t) {
   r.block = t.block;
 }
 
-bool before(const RankThread& a, const RankThread& b) { return a.clock < b.clock || (a.clock == b.clock && a.id < b.id); }
+// Earlier clock first, ties by creation order.
+bool before(const RankThread& a, const RankThread& b) {
+  return a.clock < b.clock || (a.clock == b.clock && a.id < b.id);
+}
 
 const char* state_name(RankThread::State s) {
   switch (s) {
@@ -331,8 +319,9 @@ RankThread* Engine::thread_create(void* (*start)(void*), void* arg, size_t stack
   t->asan_on = &t->fstack;
 #endif
   RankThread* self = t.get();
+  // The stack is unmapped by free_stack; the thread never returns through Boost.Context's end of a fiber.
   t->ctx = boost::context::fiber(
-      std::allocator_arg, ThreadStack{top, usable}, [this, self, &r](boost::context::fiber&& from) {
+      std::allocator_arg, FixedStack{top, usable}, [this, self, &r](boost::context::fiber&& from) {
         RankThreads& grp = threads_of(r);
 #if XSIM_ASAN
         switch_first(nullptr);

@@ -24,19 +24,6 @@ namespace xsim {
 
 namespace {
 
-struct PoolStack {
-  StackPool* pool;
-  size_t index;
-  boost::context::stack_context allocate() {
-    boost::context::stack_context sc;
-    sc.size = pool->usable_size();
-    sc.sp = pool->top(index);
-    return sc;
-  }
-  void deallocate(boost::context::stack_context&) noexcept {}  // the engine releases the pages
-};
-
-
 // The stack pointer a suspended fiber saved (where the switch back to it starts reading): Boost.Context's
 // fiber holds exactly its fcontext_t, that pointer. Read for prefetching only.
 const char* saved_stack_pointer(const boost::context::fiber& f) {
@@ -231,7 +218,7 @@ void Engine::switch_out_clean() {
 void Engine::start_fiber(Rank& r) {
   stacks_->write_canary(static_cast<size_t>(r.index));
   r.fiber = boost::context::fiber(
-      std::allocator_arg, PoolStack{stacks_.get(), static_cast<size_t>(r.index)},
+      std::allocator_arg, FixedStack{stacks_->top(static_cast<size_t>(r.index)), stacks_->usable_size()},
       [this, &r](boost::context::fiber&& sched) {
         switch_first(&scheduler_stack_);
         scheduler_ = std::move(sched);  // only the scheduler starts ranks

@@ -11,11 +11,26 @@
 // release of one stack must keep). Single-threaded use only. The stacks are
 // executable when the executable asks for an executable stack (PT_GNU_STACK: gfortran's trampolines).
 #pragma once
+#include <boost/context/stack_context.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace xsim {
+
+// A Boost.Context stack allocator for memory xsim manages itself (a pool slot, a thread's mapping): it hands
+// out [top - size, top) and frees nothing.
+struct FixedStack {
+  void* top;
+  size_t size;
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc;
+    sc.size = size;
+    sc.sp = top;
+    return sc;
+  }
+  void deallocate(boost::context::stack_context&) noexcept {}
+};
 
 class StackPool {
  public:

@@ -316,7 +316,8 @@ XSIM_EXPORT int pthread_cond_broadcast(pthread_cond_t* c) {
 
 XSIM_EXPORT int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* attr, unsigned count) {
   const int rc = REAL(pthread_barrier_init)(b, attr, count);
-  if (rc == 0 && app_code_running()) g_barriers[key(b)] = BarrierState{count, 0, SimTime(), {}};  // any rank: it may turn threaded
+  // Noted for any rank (it may ask for threads later); only threaded ranks' fibers wait in it through xsim.
+  if (rc == 0 && app_code_running()) g_barriers[key(b)] = BarrierState{count, 0, SimTime(), {}};
   return rc;
 }
 
