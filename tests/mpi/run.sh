@@ -24,11 +24,18 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 run() {  # run N OUT ERR PROGRAM ARGS...  -> exit code
   local n=$1 out=$2 err=$3 rc; shift 3
-  if [ -n "${RAW:-}" ]; then  # the command names its own launcher
-    timeout "$TIMEOUT" "$@" >"$out" 2>"$err"; rc=$?
-  else
-    timeout "$TIMEOUT" "$MPIEXEC" -np "$n" "$@" >"$out" 2>"$err"; rc=$?
-  fi
+  local try
+  for try in 1 2; do
+    if [ -n "${RAW:-}" ]; then  # the command names its own launcher
+      timeout "$TIMEOUT" "$@" >"$out" 2>"$err"; rc=$?
+    else
+      timeout "$TIMEOUT" "$MPIEXEC" -np "$n" "$@" >"$out" 2>"$err"; rc=$?
+    fi
+    # Hydra's launcher can die of SIGPIPE (exit 141) before it has passed on any output when the program
+    # exits at once (a bad option): a race of the launcher's, not the program's. Run it once more.
+    [ $rc -eq 141 ] && [ ! -s "$out" ] && [ ! -s "$err" ] && [ $try -eq 1 ] || break
+    echo "run.sh: the launcher died of SIGPIPE before passing on any output (N=$n); running again" >&2
+  done
   # Sanitizer builds (docs/testing.md): any ASan, LSan or UBSan report fails the test, whatever the exit code.
   if grep -Eq '^==[0-9]+==ERROR: [A-Za-z]+Sanitizer|^SUMMARY: [A-Za-z]+Sanitizer|: runtime error: ' "$err"; then
     echo "FAIL: sanitizer report (N=$n): $*"; cat "$err"; exit 1
