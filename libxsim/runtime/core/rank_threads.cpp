@@ -297,8 +297,21 @@ RankThread* Engine::thread_create(void* (*start)(void*), void* arg, size_t stack
   const size_t usable = (stack_size + page - 1) / page * page;
   const size_t len = usable + page;
   void* base = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) return nullptr;
-  mprotect(base, page, PROT_NONE);  // guard page: an overflow faults instead of writing over other memory
+  if (base == MAP_FAILED || mprotect(base, page, PROT_NONE) != 0) {  // guard page: an overflow faults
+    const int err = errno;
+    if (base != MAP_FAILED) munmap(base, len);
+    static bool told = false;
+    if (!told) {
+      told = true;
+      std::fprintf(stderr,
+                   "xsim: rank %d: no stack for a new thread (%zu KiB: %s): pthread_create returns EAGAIN. Each "
+                   "thread of a rank takes two memory mappings; vm.max_map_count (sysctl) bounds them per native "
+                   "process. Use more native processes, fewer threads, or a smaller stack size in the thread's "
+                   "attributes.\n",
+                   r.world, usable >> 10, std::strerror(err));
+    }
+    return nullptr;
+  }
   lsan_root_region(base, len);
   auto t = std::make_unique<RankThread>();
   t->id = g.next_id++;
