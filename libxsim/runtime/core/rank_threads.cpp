@@ -166,11 +166,10 @@ bool waiting_before(const RankThreads& g, SimTime t) {
 void Engine::threads_run_earlier(Rank& r) {
   RankThreads& g = threads_of(r);
   RankThread& me = *g.running;
-  save(r, me);  // its clock as it stands now, for the comparison
+  save(r, me);  // its clock as it stands now, for the comparison (a switch back to it loads the same record)
   while (RankThread* t = threads_pick(g, &me, true)) {
     me.state = RankThread::State::Ready;
     threads_switch(r, g, me, *t);
-    save(r, me);
   }
 }
 

@@ -36,12 +36,21 @@ XSIM_API int MPI_Init_thread(int* argc, char*** argv, int required, int* provide
     // of them may call MPI; threads the OpenMP runtime creates stay native and may not.
     *provided = required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE : required;
     if (required > MPI_THREAD_FUNNELED) E().threads_enable(required);
+    if (required == MPI_THREAD_SINGLE) rank_extra().thread_single = true;
   });
 }
 
 XSIM_API int MPI_Query_thread(int* provided) {
-  const int level = g_engine && g_engine->in_rank() ? g_engine->thread_level() : -1;
-  *provided = level >= 0 ? level : MPI_THREAD_FUNNELED;
+  // What MPI_Init_thread granted: the level asked for (MPI_Init: FUNNELED, what xsim gives every rank).
+  int level = MPI_THREAD_FUNNELED;
+  if (g_engine && g_engine->in_rank()) {
+    const Rank& r = g_engine->current();
+    if (g_engine->thread_level() >= 0)
+      level = g_engine->thread_level();
+    else if (r.extra && r.extra->thread_single)
+      level = MPI_THREAD_SINGLE;
+  }
+  *provided = level;
   return MPI_SUCCESS;
 }
 

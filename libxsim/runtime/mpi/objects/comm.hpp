@@ -84,6 +84,7 @@ struct RankExtra {
   std::vector<std::pair<uint64_t, uint32_t>> created;            // comms created from a parent id
   void* bsend_buf = nullptr;
   int bsend_size = 0;
+  bool thread_single = false;  // MPI_Init_thread granted MPI_THREAD_SINGLE (MPI_Query_thread answers it)
   // ULFM (api_ulfm.cpp), by communicator id: the agreements and shrinks begun, the acknowledged failed
   // members (world ranks, MPIX_Comm_failure_ack).
   std::vector<std::pair<uint64_t, uint64_t>> agreements;
