@@ -532,7 +532,7 @@ class Engine {
     // switch_out_clean's checks, less those the caller's facts settle: the top is inside the window, no
     // engine-applied message comes before it, and it is not `a` (queued behind it).
     Rank& b = ranks_[static_cast<size_t>(index)];
-    if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)) ||
+    if (!direct_switch_ || b.state == RankState::NotStarted || !stacks_->switch_check_ok(static_cast<size_t>(a.index)) ||
         due_before(b, key)) [[unlikely]]
       return switch_to_scheduler();
     take_top(b, key);

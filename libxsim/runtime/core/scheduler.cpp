@@ -141,10 +141,9 @@ void Engine::resume(Rank& r) {
 
 void Engine::prefetch_next() {
   // Measured with bench/switch (bench/README.md): at 16,384 ranks and more, resuming a rank missed the TLB
-  // and the cache on its saved stack and its record. A prefetch that misses the TLB is dropped on this
-  // hardware, so the next rank's stack is first touched with one load (the page walk then overlaps the
-  // current rank's work), then the window of its stack that the resume will touch is prefetched (see
-  // kStackBelow). The rank after it gets its first arrival prefetched, the one after that its record.
+  // and the cache on its saved stack and its record. The window of the next rank's stack that the resume
+  // will touch is prefetched (see kStackBelow). The rank after it gets its first arrival prefetched, the one
+  // after that its record.
   if (queue_.empty()) return;
   if (const int32_t c = queue_.peek(0); c >= 0) prefetch_resume(ranks_[static_cast<size_t>(c)]);
   if (const int32_t d = queue_.peek(1); d >= 0) {
@@ -163,15 +162,20 @@ void Engine::prefetch_next() {
 
 void Engine::prefetch_resume(const Rank& next) {
   if (const char* sp = saved_stack_pointer(next.fiber)) {
-    touch(sp);
+    // Prefetched, not loaded: a load waits at retirement for the page walk and the miss, and a switch is
+    // shorter than that wait (bench/README.md "Prefetch or load": a load here made switches and the token
+    // ring 15-40% slower on the development machine than the prefetch).
+    __builtin_prefetch(sp);  // the saved registers: read first
     const intptr_t entry = reinterpret_cast<intptr_t>(next.mpi_entry_sp) - reinterpret_cast<intptr_t>(sp);
     const char* end = sp + (entry > 0 && entry <= kStackMaxAbove - kStackAboveEntry ? entry + kStackAboveEntry
                                                                                    : kStackAbove);
     for (ptrdiff_t k = -kStackBelow; k < 0; k += 64) __builtin_prefetch(sp + k);
-    for (const char* p = sp + 64; p < end; p += 64) __builtin_prefetch(p);  // sp's own line: touched
-    // Checked when it leaves, at the other end of its stack: a page of its own, touched (a prefetch that
-    // misses the TLB is dropped) so that the check does not wait for the page walk.
-    touch(reinterpret_cast<const char*>(stacks_->canary_address(static_cast<size_t>(next.index))));
+    for (const char* p = sp + 64; p < end; p += 64) __builtin_prefetch(p);
+    // Without guard pages its canary is checked when it leaves, at the other end of its stack: touched (as
+    // fast as a prefetch or faster in the token ring and bench/switch; it is a page of the stack below, which
+    // ran just before when ranks run in order).
+    if (!stacks_->has_guard_pages())
+      touch(reinterpret_cast<const char*>(stacks_->canary_address(static_cast<size_t>(next.index))));
   }
 }
 
@@ -207,7 +211,7 @@ void Engine::switch_out_clean() {
   if (key >= window_end_.ps() || (!applied_.empty() && applied_.front()->t_arrive.ps() <= key))
     return switch_to_scheduler();
   Rank& b = ranks_[static_cast<size_t>(queue_.top().index)];
-  if (b.state == RankState::NotStarted || !stacks_->canary_intact(static_cast<size_t>(a.index)) || due_before(b, key))
+  if (b.state == RankState::NotStarted || !stacks_->switch_check_ok(static_cast<size_t>(a.index)) || due_before(b, key))
     return switch_to_scheduler();
   take_top(b, key);
   if (&b == &a) return;  // the leaving rank is the next one: it goes on

@@ -345,3 +345,19 @@ TEST(StackPoolLayout, EndedStacksAreReleasedInBatchesOfRuns) {
   EXPECT_EQ(static_cast<char*>(pool.top(first + batch))[-128], 0x5a);
   if (!pool.has_guard_pages()) EXPECT_TRUE(pool.canary_intact(first)) << "on the page of the top of the stack below";
 }
+
+// The check on a direct switch out of a rank: without guard pages, its canary (the only overflow detection);
+// with them, nothing (an overflow faults on the guard page; the scheduler still checks the canary when the
+// rank returns to it and when it ends).
+TEST(StackPoolLayout, TheSwitchCheckReadsTheCanaryOnlyWithoutGuardPages) {
+  for (size_t n : {size_t{4}, size_t{40000}}) {
+    xsim::StackPool pool(n, 16 * 1024);
+    pool.write_canary(1);
+    EXPECT_TRUE(pool.switch_check_ok(1));
+    auto* bottom = reinterpret_cast<unsigned char*>(static_cast<char*>(pool.top(1)) - pool.usable_size());
+    bottom[3] ^= 0xff;  // a write into the canary zone, above any guard page
+    EXPECT_FALSE(pool.canary_intact(1));
+    EXPECT_EQ(pool.switch_check_ok(1), pool.has_guard_pages()) << n << " stacks";
+    if (n == 4) EXPECT_TRUE(pool.has_guard_pages()) << "a few stacks always get guard pages";
+  }
+}
