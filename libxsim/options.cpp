@@ -493,7 +493,7 @@ constexpr OptionDef kOptions[] = {
         return "[" + join(libs) + "]";
       }}},
     {"large-scale", "XSIM_LARGE_SCALE", "simulation", "large_scale", "auto|on|off",
-     "prefetching and deferred delivery for many ranks per process (same results; auto: from 2048 local ranks)",
+     "prefetching and deferred delivery for many ranks per process (same results; auto: from 512 local ranks)",
      auto_mode_value<&Options::large_scale>()},
     {"trace", "XSIM_TRACE", "output", "trace", "FILE",
      "trace every rank's MPI calls and messages in virtual time: FILE.otf2 (OTF2) and FILE.json (Chrome/Perfetto)",

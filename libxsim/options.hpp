@@ -44,7 +44,7 @@ enum class ProgressMode { automatic, on, off };
 // to run will touch, and deferred delivery of local messages. Virtual times and results are the same in
 // every mode; automatic = from kLargeScaleRanks ranks in the native process, where it pays.
 enum class LargeScaleMode { automatic, on, off };
-constexpr int64_t kLargeScaleRanks = 2048;
+constexpr int64_t kLargeScaleRanks = 512;  // measured: bench/README.md "Prefetch or load"
 
 // Each field is one option, described once by its row in kOptions (options.cpp): -xsim- name, environment
 // twin, TOML table and key, help, parser and printer. A new simple option is a field here and a row there.
