@@ -132,7 +132,8 @@ void Engine::resume(Rank& r) {
   back.fiber = std::move(back_fiber);
   switch_arrive(scheduler_stack_);
   current_ = nullptr;
-  check_canary(back);
+  // The canary: at every return without guard pages, else when the rank ends (stack_pool.hpp).
+  if (back.state == RankState::Done || !stacks_->has_guard_pages()) check_canary(back);
   if (back.state == RankState::Done) {
     if (back.exited_via_exit) forget(std::move(back.fiber));
     back.fiber = boost::context::fiber();

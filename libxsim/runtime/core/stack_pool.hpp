@@ -2,9 +2,9 @@
 // mapping (one mapping per stack would exceed vm.max_map_count near 65,530). Layer: libxsim/runtime/core (xsim_core).
 // Overflow detection: a PROT_NONE guard page below each stack while the guard mappings fit under
 // vm.max_map_count, and always a canary at the bottom of each stack. Without guard pages the canary is checked
-// on every switch out of a rank (switch_check_ok); with them, whenever a rank returns to the scheduler and
-// when it ends (a write below the canary faults on the guard page, and a write into the canary stays inside
-// the rank's own stack, so checking it on every switch would only cost a page the TLB must hold).
+// on every switch out of a rank (switch_check_ok); with them, when the rank ends (a write below the canary
+// faults on the guard page, and a write into the canary stays inside the rank's own stack, so checking it on
+// every switch would only cost a page the TLB must hold: 10% of a token ring's time at 16,384 ranks).
 // Without guard pages, the slots start 64 bytes below a page boundary, so that each stack's canary shares
 // a page with the top of the stack below it (a rank then commits one page fewer, and checking the canary
 // of a rank resumed right after its neighbour touches a page already in the TLB).
@@ -71,8 +71,8 @@ class StackPool {
     const uint64_t* c = canary(i);
     return c[0] == kCanary && c[1] == kCanary;
   }
-  // The check on a direct switch out of stack i: its canary, unless guard pages stand below the stacks
-  // (see the top of this file). Reads the canary's page only when it is checked.
+  // The check on a switch out of stack i: its canary, unless guard pages stand below the stacks (see the
+  // top of this file). Reads the canary's page only when it is checked.
   bool switch_check_ok(size_t i) const { return guard_ || canary_intact(i); }
   const void* canary_address(size_t i) const { return canary(i); }
   // The stack's rank has ended: its pages go back to the system (its content is lost) with the next batch.

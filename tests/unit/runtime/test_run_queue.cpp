@@ -348,7 +348,7 @@ TEST(StackPoolLayout, EndedStacksAreReleasedInBatchesOfRuns) {
 
 // The check on a direct switch out of a rank: without guard pages, its canary (the only overflow detection);
 // with them, nothing (an overflow faults on the guard page; the scheduler still checks the canary when the
-// rank returns to it and when it ends).
+// rank ends).
 TEST(StackPoolLayout, TheSwitchCheckReadsTheCanaryOnlyWithoutGuardPages) {
   for (size_t n : {size_t{4}, size_t{40000}}) {
     xsim::StackPool pool(n, 16 * 1024);
