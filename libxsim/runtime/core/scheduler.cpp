@@ -132,8 +132,8 @@ void Engine::resume(Rank& r) {
   back.fiber = std::move(back_fiber);
   switch_arrive(scheduler_stack_);
   current_ = nullptr;
-  // The canary: at every return without guard pages, else when the rank ends (stack_pool.hpp).
-  if (back.state == RankState::Done || !stacks_->has_guard_pages()) check_canary(back);
+  // The canary: when the rank ends, and at every return where the switch check reads it (stack_pool.hpp).
+  if (back.state == RankState::Done || !stacks_->switch_check_ok(static_cast<size_t>(back.index))) check_canary(back);
   if (back.state == RankState::Done) {
     if (back.exited_via_exit) forget(std::move(back.fiber));
     back.fiber = boost::context::fiber();
