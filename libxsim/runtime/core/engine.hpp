@@ -328,7 +328,7 @@ class Engine {
   // ensure_earliest() would: the poll charge moves the clock at once.
   [[gnu::always_inline]] Message* iprobe(int source, int tag, uint64_t ctx) {
     Rank& r = *current_;
-    if (earliest_switch_ != switches_ || earliest_clock_ != r.clock) yield_inline();
+    if ((earliest_switch_ != switches_ || earliest_clock_ != r.clock) && !poll_decided(r)) yield_inline();
     Message* m = nullptr;
     if (!r.unexpected.empty() || r.pending_progress ||
         (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= r.clock)) [[unlikely]]
@@ -564,6 +564,21 @@ class Engine {
     take_incoming(std::move(f));
     *errno_ = saved_errno;
   }
+  // [rank] Whether a poll (MPI_Iprobe, MPI_Test) at r's clock is already decided without yielding: every other
+  // rank of the process acts at its run-queue key or later, and a message takes at least the network's
+  // smallest latency, so nothing they do can arrive at r by its clock when key + min latency > clock;
+  // messages from other processes arrive at the window's end or later, and no engine-applied message is
+  // due. A polling rank so keeps running until its clock passes the earliest time anything could reach it,
+  // instead of switching out at every poll; the answer, and so every virtual time, is the one yield_inline
+  // would have led to. Off (false) with injected failures (detections wake ranks without a message) and
+  // for threaded ranks (their sibling threads are ordered by the rank's own rule).
+  [[gnu::always_inline]] bool poll_decided(Rank& r) {
+    if (!poll_lookahead_ || r.threaded || r.clock >= window_end_ ||
+        (!applied_.empty() && applied_.front()->t_arrive <= r.clock)) [[unlikely]]
+      return false;
+    const RunQueue::Entry* top = live_top();
+    return !top || queue_.top_key() > r.clock.ps() - min_latency_.ps();
+  }
   // yield_if_ahead(), inline up to the jump to the next rank (the usual case); the rest out of line.
   [[gnu::always_inline]] void yield_inline() {
     Rank& r = *current_;
@@ -708,6 +723,7 @@ class Engine {
   SimTime window_end_ = SimTime::infinity();
   SimTime lookahead_ = SimTime::infinity();
   SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
+  bool poll_lookahead_ = false;             // poll_decided() may answer without a yield (no injected failures)
   mutable net::Network::TransferMemo transfer_memo_;  // message_latency's last transfer time
   RequestTable requests_;
   std::vector<int32_t> free_requests_;

@@ -740,7 +740,7 @@ bool Engine::test(int id) {
   Rank& r = *current_;
   Request& q = requests_[static_cast<size_t>(id)];
   if (!done_by_now(q)) {
-    ensure_earliest();
+    if (!poll_decided(r)) ensure_earliest();
     process_arrivals(r, r.clock);
     progress(r);
   }
