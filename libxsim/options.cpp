@@ -477,6 +477,10 @@ constexpr OptionDef kOptions[] = {
      "fast path of blocking collectives within one native process: replay the algorithm's messages on arrays "
      "(same virtual times and results)",
      on_off_value<&Options::coll_replay>()},
+    {"poll-skip", "XSIM_POLL_SKIP", "simulation", "poll_skip", "on|off",
+     "a rank that repeats one MPI_Iprobe kPollStreak times in a row, with nothing else in between, waits for its "
+     "next arrival instead of polling (the same virtual times; the loop runs fewer times: docs/virtual-clocks.md)",
+     on_off_value<&Options::poll_skip>()},
     {"privatize", "XSIM_PRIVATIZE", "simulation", "privatize", "auto|on|off|copy|map",
      "each virtual rank gets its own globals and statics (auto: when a process holds several ranks and they fit)",
      {[](Options& o, std::string_view v, const std::string& w) { o.privatize = to_privatize(v, w); },

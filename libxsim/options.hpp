@@ -81,6 +81,11 @@ struct Options {
   // native process are computed by replaying their algorithm's messages on arrays (docs/collectives.md).
   // Default: on
   bool coll_replay = true;
+  // -xsim-poll-skip=on|off / [simulation] poll_skip: a rank that repeats the same MPI_Iprobe kPollStreak times
+  // in a row with nothing else in between (no other MPI call, no virtual time charged but the polls') blocks
+  // until its next arrival, its clock then set to the first poll time at or after it: the virtual times of
+  // polling every poll cost, without the polls. Default: off (the loop body runs fewer times).
+  bool poll_skip = false;
   PrivatizeMode privatize = PrivatizeMode::automatic;  // -xsim-privatize / [simulation] privatize
   // -xsim-privatize-libs / [simulation] privatize_libs: libraries whose globals are privatized too (file
   // names), "auto" for every library that calls MPI itself; empty: none.

@@ -84,6 +84,7 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   faulty_ = !opt.faults.empty();
   enter_hooks_ = faulty_;
   poll_lookahead_ = !faulty_;
+  poll_skip_ = opt.poll_skip && !faulty_;
   leave_hooks_ = host_timing_;
   detect_ = opt.fault_detect;
   if (faulty_) {  // every process knows every rank's failure time (a look-up per wait and per MPI call)

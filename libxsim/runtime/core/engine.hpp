@@ -123,6 +123,7 @@ class Engine {
   void mpi_enter() {
     Rank& r = *current_;
     if (r.mpi_depth++ > 0) return;
+    ++mpi_calls_;
     r.mpi_entry_sp = stack_pointer();
     if (host_timing_) charge_host_time(r);
     r.mpi_entry_clock = r.clock;
@@ -328,12 +329,14 @@ class Engine {
   // ensure_earliest() would: the poll charge moves the clock at once.
   [[gnu::always_inline]] Message* iprobe(int source, int tag, uint64_t ctx) {
     Rank& r = *current_;
+    if (poll_skip_) [[unlikely]] skip_polls(r, source, tag, ctx);
     if ((earliest_switch_ != switches_ || earliest_clock_ != r.clock) && !poll_decided(r)) yield_inline();
     Message* m = nullptr;
     if (!r.unexpected.empty() || r.pending_progress ||
         (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= r.clock)) [[unlikely]]
       m = probe(source, tag, ctx, false, BlockInfo{"MPI_Iprobe", source, tag, MPI_COMM_NULL});
     charge_poll();
+    if (poll_skip_ && !m) [[unlikely]] note_empty_poll(r, source, tag, ctx);
     return m;
   }
   // Matched probe: like probe, but the message leaves the unexpected queue and is held by a new request
@@ -579,6 +582,30 @@ class Engine {
     const RunQueue::Entry* top = live_top();
     return !top || queue_.top_key() > r.clock.ps() - min_latency_.ps();
   }
+  // -xsim-poll-skip (Options::poll_skip). The streak: the rank, call and clock of the last empty MPI_Iprobe.
+  // skip_polls: when the current call repeats it (the same rank, source, tag and context; no MPI call in
+  // between; the clock where that poll left it) kPollStreak times, the rank blocks until its next arrival
+  // (or a wake-up) and its clock moves to the first time on its poll grid (t0 + k x poll step) at or after
+  // that: every poll before it would have found nothing, since nothing arrived; this one is then answered
+  // there as usual. Not for threaded ranks, nonblocking collectives in progress, or injected failures.
+  struct PollStreak {
+    int32_t rank = -1;
+    uint32_t count = 0;
+    uint64_t calls = 0;
+    SimTime clock;
+    int source = 0, tag = 0;
+    uint64_t ctx = 0;
+  };
+  static constexpr uint32_t kPollStreak = 64;
+  void skip_polls(Rank& r, int source, int tag, uint64_t ctx);
+  void note_empty_poll(const Rank& r, int source, int tag, uint64_t ctx) {
+    streak_.rank = r.index;
+    streak_.calls = mpi_calls_;
+    streak_.clock = r.clock;
+    streak_.source = source;
+    streak_.tag = tag;
+    streak_.ctx = ctx;
+  }
   // yield_if_ahead(), inline up to the jump to the next rank (the usual case); the rest out of line.
   [[gnu::always_inline]] void yield_inline() {
     Rank& r = *current_;
@@ -724,6 +751,10 @@ class Engine {
   SimTime lookahead_ = SimTime::infinity();
   SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
   bool poll_lookahead_ = false;             // poll_decided() may answer without a yield (no injected failures)
+  bool poll_skip_ = false;                  // -xsim-poll-skip (and no injected failures)
+  uint64_t mpi_calls_ = 0;                  // outermost MPI calls made in this process (the poll streak's clock)
+  PollStreak streak_;
+  uint64_t polls_skipped_ = 0;              // polls -xsim-poll-skip answered by waiting (for the report)
   mutable net::Network::TransferMemo transfer_memo_;  // message_latency's last transfer time
   RequestTable requests_;
   std::vector<int32_t> free_requests_;

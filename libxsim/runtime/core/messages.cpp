@@ -736,6 +736,27 @@ int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
   }
 }
 
+void Engine::skip_polls(Rank& r, int source, int tag, uint64_t ctx) {
+  PollStreak& s = streak_;
+  if (s.rank != r.index || s.calls + 1 != mpi_calls_ || s.clock != r.clock || s.source != source ||
+      s.tag != tag || s.ctx != ctx) {
+    s.count = 0;
+    return;
+  }
+  if (++s.count < kPollStreak || r.threaded || r.pending_progress ||
+      (!r.arrivals.empty() && r.arrivals.front()->t_arrive <= r.clock))
+    return;
+  // Nothing has arrived since the last poll found nothing: until something does, every poll finds nothing.
+  const SimTime t0 = r.clock;
+  block(BlockInfo{"MPI_Iprobe", source, tag, MPI_COMM_NULL});
+  const int64_t step = poll_step().ps(), waited = (r.clock - t0).ps();
+  const int64_t k = (waited + step - 1) / step;
+  r.clock = t0 + SimTime::from_ps(k * step);  // the first poll at or after the arrival
+  polls_skipped_ += static_cast<uint64_t>(k);
+  s.count = 0;
+  clock_moved();
+}
+
 bool Engine::test(int id) {
   Rank& r = *current_;
   Request& q = requests_[static_cast<size_t>(id)];

@@ -62,9 +62,13 @@ struct Comm {
   // The comm rank of world rank `w`, or -1 if not a member.
   int32_t rank_of_world(int32_t w) const {
     if (members.empty()) return w < size ? w : -1;
+    if (w == last_world_) return last_rank_;  // a rank's calls on a communicator come in runs (polling loops)
     auto it = rank_of.find(w);
-    return it == rank_of.end() ? -1 : it->second;
+    last_world_ = w;
+    last_rank_ = it == rank_of.end() ? -1 : it->second;
+    return last_rank_;
   }
+  mutable int32_t last_world_ = -1, last_rank_ = -1;  // rank_of_world's last answer (rank_of never changes)
 };
 
 struct Group {
