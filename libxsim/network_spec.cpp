@@ -290,7 +290,7 @@ std::string inline_bw(uint64_t b) { return compact(format_bandwidth(b)); }
 
 std::vector<std::string> network_preset_names() {
   return {"none", "ethernet", "multicore-ethernet", "mesh2d", "mesh3d-dualcore", "torus3d-dualcore",
-          "twistedtorus3d-dualcore", "aries", "bgq"};
+          "twistedtorus3d-dualcore", "aries", "bgq", "frontera", "pupmaya"};
 }
 
 NetworkSpec network_preset(const std::string& name) {
@@ -351,6 +351,24 @@ NetworkSpec network_preset(const std::string& name) {
     torus.size = {16, 12, 16, 16, 2};
     ns.levels = {torus};
     ns.send_overhead = ns.recv_overhead = SimTime::from_ps(347'900);
+  } else if (name == "frontera" || name == "pupmaya") {
+    // The two TOP500 machines of the HPL case study (docs/real-programs.md, "HPL at TOP500 scale", lists every
+    // source). Frontera (TACC): 8,008 nodes of 2 x 28 cores (Xeon Platinum 8280) on Mellanox HDR InfiniBand,
+    // 100 Gbps to each node (HDR100), 90 ns per switch hop, a two-level fat tree of 182 leaf and 6 core
+    // switches routed D-mod-K, taken non-blocking as in the case study. xsim's m-port n-tree with m = 128,
+    // n = 2 is the smallest two-level one with enough ports (8,192 endpoints, 64 per leaf switch; Frontera's
+    // leaves hold 44 nodes). PupMaya: 4,248 nodes of 2 x 20 cores (Xeon Gold 6148) on EDR InfiniBand (100
+    // Gbps); its topology is not published: the same two-level non-blocking fat tree, m = 96 (4,608
+    // endpoints), and the same 90 ns per hop (a Mellanox switch). Inside a node (no published figure):
+    // 0.15 us per link (0.3 us between two cores, a shared-memory MPI message) and 80 Gbps (10 GB/s), an
+    // assumption whose weight docs/real-programs.md measures.
+    const bool frontera = name == "frontera";
+    NetworkLevel tree = level("fattree", SimTime::from_ps(90'000), 100'000'000'000);
+    tree.m = frontera ? 128 : 96;
+    tree.n = 2;
+    NetworkLevel node = level("star", SimTime::from_ps(150'000), 80'000'000'000);
+    node.size = {frontera ? 56 : 40};
+    ns.levels = {tree, node};
   } else {
     std::vector<std::string> known = network_preset_names();
     throw ConfigError("unknown network preset " + quoted(name) + "; known presets: " + join(known) +
@@ -563,7 +581,9 @@ std::string network_spec_help() {
          "  multicore-ethernet[:cores=8] (star 25 us 1 Gbps / star of 8 cores 0.32 us 12 Gbps), mesh2d (2-D mesh\n"
          "  7 us 8.8 Gbps), mesh3d-dualcore, torus3d-dualcore, twistedtorus3d-dualcore (3-D network 7 us 8.8 Gbps\n"
          "  / star of 2 cores 0.32 us 9.6 Gbps), aries[:g=G][:routing=valiant] (Cray Aries dragonfly),\n"
-         "  bgq (Blue Gene/Q, Sequoia: 5-D torus 16x12x16x16x2, 18.2 ns per hop, 2 GB/s, os = or = 347.9 ns).\n"
+         "  bgq (Blue Gene/Q, Sequoia: 5-D torus 16x12x16x16x2, 18.2 ns per hop, 2 GB/s, os = or = 347.9 ns),\n"
+         "  frontera (fat tree m=128 n=2, 90 ns, 100 Gbps / star of 56 cores 0.15 us 80 Gbps), pupmaya (fat tree\n"
+         "  m=96 n=2, 90 ns, 100 Gbps / star of 40 cores 0.15 us 80 Gbps).\n"
          "Supported topologies: " + join(topology_names()) + ".\n";
 }
 

@@ -173,6 +173,16 @@ TEST(NetworkConfig, Presets) {
   EXPECT_EQ(b.resolved.levels[0].g, 3);
   EXPECT_EQ(b.network->endpoints(), 1152);
   EXPECT_EQ(lat_ps(b, 0, 1), 200 * ns);
+  // Frontera (HPL case study): 56 cores per node, 0.15 us per on-node link; nodes under one leaf switch are 2
+  // fat-tree hops (90 ns each) apart, nodes under two leaves 4; 448,448 ranks fit (8,192 nodes of 56).
+  b = build("frontera", 448448);
+  EXPECT_EQ(b.network->endpoints(), 8192 * 56);
+  EXPECT_EQ(lat_ps(b, 0, 1), 300 * ns);                 // two cores of node 0
+  EXPECT_EQ(lat_ps(b, 0, 56), 300 * ns + 180 * ns);     // node 0 to node 1, one leaf switch
+  EXPECT_EQ(lat_ps(b, 0, 448447), 300 * ns + 360 * ns);  // node 0 to node 8,007, through a core switch
+  b = build("pupmaya", 169920);
+  EXPECT_EQ(b.network->endpoints(), 4608 * 40);
+  EXPECT_EQ(lat_ps(b, 0, 40), 300 * ns + 180 * ns);
   for (const std::string& name : network_preset_names()) {
     b = build_network(network_preset(name), 64);
     EXPECT_GE(b.network->endpoints(), 64) << name;
