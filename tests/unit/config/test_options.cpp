@@ -286,7 +286,7 @@ TEST(Options, TomlUnknownTablesAndKeys) {
   EXPECT_HAS(m, "did you mean simulation?");
   m = file_error("[simulation]\nnp = 4\nnq = 5\n");
   EXPECT_HAS(m, "F:3:1: unknown key \"nq\" in [simulation]");
-  EXPECT_HAS(m, "known keys: np, stack, poll_cost, virtual_clocks, report, coll_replay, privatize, privatize_libs");
+  EXPECT_HAS(m, "known keys: np, stack, poll_cost, virtual_clocks, report, coll_replay, poll_skip, privatize, privatize_libs");
   m = file_error("[cpu]\nlatency = \"1us\"\n");
   EXPECT_HAS(m, "F:2:1: unknown key \"latency\" in [cpu]");
   EXPECT_HAS(m, "it belongs in [network]");
