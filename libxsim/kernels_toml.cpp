@@ -165,6 +165,18 @@ std::string to_kernel_preset(std::string_view v, const std::string& where) {
 
 namespace {
 std::string bandwidth_text(double bytes_per_s) {
+  // In bytes per second, as the table is usually written ("3.3 GB/s"), where that reads back exactly.
+  constexpr std::pair<double, const char*> kUnits[] = {{1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "KB/s"}};
+  for (auto [f, u] : kUnits) {
+    if (bytes_per_s < f) continue;
+    std::string t = shortest_double(bytes_per_s / f);
+    if (t.size() > 2 && t.compare(t.size() - 2, 2, ".0") == 0) t.resize(t.size() - 2);
+    t += " " + std::string(u);
+    try {
+      if (static_cast<double>(parse_bandwidth_bps(t)) / 8.0 == bytes_per_s) return toml_string(t);
+    } catch (const std::invalid_argument&) {
+    }
+  }
   const double bps = bytes_per_s * 8;
   if (bps >= 1 && bps < 1.8e19 && bps == std::floor(bps)) return toml_string(format_bandwidth(static_cast<uint64_t>(bps)));
   return shortest_double(bytes_per_s);  // bytes/s

@@ -15,9 +15,11 @@
 #include "privatize.hpp"
 #include "report.hpp"
 
-namespace xsim::blas {
+extern "C" {
+bool xsim_blas_model = false;
+}
 
-bool g_model = false;
+namespace xsim::blas {
 
 namespace {
 std::optional<proc::KernelModel> g_kernel_model;
@@ -71,8 +73,8 @@ void* next_symbol(const char* name) {
 }
 
 void start(const Options& opt, int proc) {
-  g_model = opt.kernels.mode == KernelMode::model;
-  if (!g_model) return;
+  xsim_blas_model = opt.kernels.mode == KernelMode::model;
+  if (!xsim_blas_model) return;
   g_kernel_model.emplace(kernel_params(opt.kernels));
   kernel_tally().model = &*g_kernel_model;
   if (proc == 0 && !dlsym(RTLD_NEXT, "dgemm_") && !dlsym(RTLD_NEXT, "cblas_dgemm") && !program_imports_blas())

@@ -4,7 +4,6 @@
 // the model is on and the caller is a virtual rank's own application code; then the call is not executed
 // and the rank is charged the modelled time. Layer: libxsim/runtime/process (xsim_process).
 #pragma once
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -12,17 +11,18 @@
 #include "engine.hpp"
 #include "xsim/procmodel/kernel_model.hpp"
 
+// -xsim-kernels model; set once at start-up, before any rank runs (read by the entry points' assembly).
+extern "C" __attribute__((visibility("hidden"))) bool xsim_blas_model;
+
 namespace xsim {
 struct Options;
 
 namespace blas {
 
-extern bool g_model;  // -xsim-kernels model; set once at start-up, before any rank runs
-
 // Whether this call is to be modelled: the model is on, and the caller is a rank's application code (on
 // the simulation thread, in a rank, outside any MPI call). Anything else runs the real function.
 inline bool modelled() {
-  if (!g_model) [[likely]]
+  if (!xsim_blas_model) [[likely]]
     return false;
   return t_simulation_thread && g_engine && g_engine->in_rank() && g_engine->current().mpi_depth == 0;
 }
@@ -56,30 +56,34 @@ void start(const Options& opt, int proc);
 }  // namespace blas
 }  // namespace xsim
 
-// One entry point: NAME returning RET, with the parenthesized PARAMS and ARGS (the same names). Its hot path
-// is a test of the mode, a load of the BLAS's function and a jump to it: both branches are tail calls, so
-// nothing is saved or moved. The rest is out of line in slow_NAME: under the model, a rank's application
-// code is charged the time of the call SHAPE (a proc::KernelCall) and gets VALUE back (void() for a
-// subroutine); any other caller, and the first call of all, runs the BLAS's function, looked up once.
+// One entry point: NAME returning RET, with the parenthesized PARAMS and ARGS (the same names). NAME itself
+// is five instructions of assembly (x86-64, as is xsim's fiber switch): a test of the mode, a load of the
+// BLAS's function and a jump to it, every argument register and stack slot untouched (a C++ function with
+// nine stack arguments, as dgemm_ has, moves them all before its tail call). Everything else is
+// xsim_blas_slow_NAME: under the model, a rank's application code is charged the time of the call SHAPE
+// (a proc::KernelCall) and gets VALUE back (void() for a subroutine); any other caller, and the first call
+// of all, runs the BLAS's function, looked up once.
 #define XSIM_BLAS_ENTRY(NAME, RET, PARAMS, ARGS, SHAPE, VALUE)                                         \
-  XSIM_API RET NAME PARAMS;                                                                            \
-  static std::atomic<RET(*) PARAMS> real_##NAME{nullptr};                                             \
-  static RET slow_##NAME PARAMS;                                                                       \
-  XSIM_API RET NAME PARAMS {                                                                           \
-    RET(*real) PARAMS = real_##NAME.load(std::memory_order_relaxed);                                   \
-    if (::xsim::blas::g_model || !real) [[unlikely]]                                                   \
-      return slow_##NAME ARGS;                                                                         \
-    return real ARGS;                                                                                  \
-  }                                                                                                    \
-  __attribute__((noinline, cold)) static RET slow_##NAME PARAMS {                                      \
+  extern "C" {                                                                                         \
+  __attribute__((visibility("hidden"))) void* xsim_blas_real_##NAME = nullptr;                         \
+  __attribute__((visibility("hidden"), used, noinline)) RET xsim_blas_slow_##NAME PARAMS {             \
     if (::xsim::blas::modelled()) {                                                                    \
       ::xsim::blas::charge(#NAME, SHAPE);                                                              \
       return VALUE;                                                                                    \
     }                                                                                                  \
-    RET(*real) PARAMS = real_##NAME.load(std::memory_order_relaxed);                                   \
+    void* real = __atomic_load_n(&xsim_blas_real_##NAME, __ATOMIC_ACQUIRE);                            \
     if (!real) {                                                                                       \
-      real = reinterpret_cast<RET(*) PARAMS>(::xsim::blas::next_symbol(#NAME));                       \
-      real_##NAME.store(real, std::memory_order_relaxed);                                              \
+      real = ::xsim::blas::next_symbol(#NAME);                                                         \
+      __atomic_store_n(&xsim_blas_real_##NAME, real, __ATOMIC_RELEASE);                                \
     }                                                                                                  \
-    return real ARGS;                                                                                  \
-  }
+    return reinterpret_cast<RET(*) PARAMS>(real) ARGS;                                                 \
+  }                                                                                                    \
+  }                                                                                                    \
+  asm(".pushsection .text\n\t.p2align 4\n\t.globl " #NAME "\n\t.type " #NAME ", @function\n" #NAME ":\n" \
+      "\tcmpb $0, xsim_blas_model(%rip)\n"                                                             \
+      "\tjne xsim_blas_slow_" #NAME "\n"                                                               \
+      "\tmovq xsim_blas_real_" #NAME "(%rip), %rax\n"                                                  \
+      "\ttestq %rax, %rax\n"                                                                           \
+      "\tje xsim_blas_slow_" #NAME "\n"                                                                \
+      "\tjmp *%rax\n"                                                                                  \
+      "\t.size " #NAME ", .-" #NAME "\n\t.popsection");

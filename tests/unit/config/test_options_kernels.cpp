@@ -133,7 +133,8 @@ TEST(KernelOptions, PrintConfigReadsBack) {
       "overhead = \"0.2us\"\n[kernels.gemm]\nefficiency = 0.9\nhalf_dim = 24\n[kernels.iamax]\noverhead = \"1us\"\n");
   Options o = parse({"app", "-xsim-config", f.path()});
   const std::string text = to_toml(o);
-  EXPECT_HAS(text, "[kernels]\nmode = \"model\"\npreset = \"frontera\"\npeak = \"57.6 GF/s\"\n");
+  EXPECT_HAS(text, "[kernels]\nmode = \"model\"\npreset = \"frontera\"\npeak = \"57.6 GF/s\"\nbandwidth = \"3.3 GB/s\"\n"
+                   "overhead = \"200 ns\"\n");
   EXPECT_HAS(text, "[kernels.gemm]\nefficiency = 0.9\nhalf_dim = 24.0\n");
   TempFile back(text);
   Options o2 = parse({"app", "-xsim-config", back.path()});
@@ -141,6 +142,11 @@ TEST(KernelOptions, PrintConfigReadsBack) {
   EXPECT_EQ(o2.kernels.preset, o.kernels.preset);
   EXPECT_EQ(o2.kernels.params, o.kernels.params);
   EXPECT_EQ(to_toml(o2).substr(to_toml(o2).find("[kernels]")), text.substr(text.find("[kernels]")));
+  // bandwidths that are no whole number of bytes per second read back too
+  TempFile odd("[kernels]\nbandwidth = \"1bps\"\npeak = 12345.678\n");
+  Options o3 = parse({"app", "-xsim-config", odd.path()});
+  TempFile odd_back(to_toml(o3));
+  EXPECT_EQ(parse({"app", "-xsim-config", odd_back.path()}).kernels.params, o3.kernels.params);
 }
 
 TEST(KernelOptions, HelpListsTheOptionsAndTable) {
