@@ -90,4 +90,21 @@ bool is_network_home_key(std::string_view key);
 // The [network] section and its [[network.level]] tables, as -xsim-print-config shows them.
 std::string network_to_toml(const NetworkSpec& ns);
 
+// kernels_toml.cpp: an entry of [kernels] that is not an option row (mode, preset: options.cpp): peak,
+// bandwidth, overhead, a [kernels.FAMILY] table, or a sub-table of kKernelSubtables ([kernels.symbols]).
+// `row_keys` (mode, preset) are listed with the others when the key is unknown.
+void read_kernels_entry(const TomlReader& r, const toml::key& key, const toml::node& n, Options& o,
+                        const std::vector<std::string>& row_keys);
+// The keys that belong in [kernels] other than its option rows (for toml_home_of).
+bool is_kernels_home_key(std::string_view key);
+// The given [kernels] parameters and [kernels.FAMILY] tables, as -xsim-print-config shows them (after the
+// rows of [kernels]).
+std::string kernels_to_toml(const Options& o);
+// The -xsim-kernels and -xsim-kernel-preset values.
+KernelMode to_kernel_mode(std::string_view v, const std::string& where);
+std::string to_kernel_preset(std::string_view v, const std::string& where);
+// With -xsim-kernels model: a ConfigError when the model has no parameters (`mode_where` names where the
+// mode was set) or lacks peak or bandwidth.
+void check_kernels(const Options& o, const std::string& mode_where);
+
 }  // namespace xsim::cfg

@@ -525,6 +525,17 @@ constexpr OptionDef kOptions[] = {
     {"progress", "XSIM_PROGRESS", "output", "progress", "auto|on|off",
      "progress line on stderr (virtual time, ranks finished, messages/s); auto: when stderr is a terminal",
      auto_mode_value<&Options::progress>()},
+    {"kernels", "XSIM_KERNELS", "kernels", "mode", "exec|model",
+     "BLAS calls of the ranks: exec runs them; model charges their modelled time instead, without running them "
+     "(docs/real-programs.md)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.kernels.mode = to_kernel_mode(v, w); },
+      [](const Options& o) { return std::string(o.kernels.mode == KernelMode::model ? "model" : "exec"); }, kString,
+      "a string (\"exec\" or \"model\")"}},
+    {"kernel-preset", "XSIM_KERNEL_PRESET", "kernels", "preset", "NAME",
+     "kernel model parameters of a machine: frontera or pupmaya; [kernels] keys given override its values",
+     {[](Options& o, std::string_view v, const std::string& w) { o.kernels.preset = to_kernel_preset(v, w); },
+      [](const Options& o) { return o.kernels.preset; }, kString, "a string (\"frontera\" or \"pupmaya\")"},
+     "none", "none (the [kernels] keys alone)"},
     {"print-config", "XSIM_PRINT_CONFIG", nullptr, nullptr, nullptr, "print the effective configuration as TOML",
      on_off_value<&Options::print_config>()},
     {"help", "XSIM_HELP", nullptr, nullptr, nullptr, "print this help", on_off_value<&Options::help>()},
@@ -545,9 +556,11 @@ constexpr TableDef kTables[] = {
     {"io", nullptr},
     {"faults", nullptr},
     {"output", nullptr},
+    {"kernels", "mode, preset, peak, bandwidth, overhead,\n"
+                "    and [kernels.FAMILY] tables with efficiency, half_dim, overhead (docs/real-programs.md)"},
 };
 // The order of the tables in to_toml ([network] last).
-constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io", "faults"};
+constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io", "faults", "kernels"};
 
 std::vector<std::string> table_names() {
   std::vector<std::string> v;
@@ -656,6 +669,10 @@ void load_toml(Options& o, Origins& org, const std::string& path, const std::str
     }
     for (auto&& [k, n] : t) {
       const OptionDef* d = find_by_key(name, k.str());
+      if (!d && name == "kernels") {  // its parameters and tables: kernels_toml.cpp
+        read_kernels_entry(r, k, n, o, keys_of(name));
+        continue;
+      }
       if (!d) r.unknown_key(k, name, keys_of(name));
       read_value(o, r, n, *d);
       org.set(*d, r.at(n));
@@ -745,7 +762,10 @@ void apply(Options& o, Origins& org, const Setting& s) {
 namespace cfg {
 std::string toml_home_of(std::string_view key) {
   for (const auto& t : kTables) {
-    if (t.keys ? is_network_home_key(key) : find_by_key(t.name, key) != nullptr) return t.name;
+    const bool own = std::string_view(t.name) == "network"   ? is_network_home_key(key)
+                     : std::string_view(t.name) == "kernels" ? is_kernels_home_key(key) || find_by_key(t.name, key)
+                                                             : find_by_key(t.name, key) != nullptr;
+    if (own) return t.name;
   }
   return "";
 }
@@ -772,6 +792,7 @@ Options parse_options(int& argc, char** argv, char** envp) {
   }
   for (const auto& s : env) apply(o, org, s);
   for (const auto& s : cmd) apply(o, org, s);
+  check_kernels(o, org.of("kernels", "[kernels] mode", false));
   const int64_t ranks = o.np;  // 0: one per native process, unknown here (the engine checks then)
   for (const auto& [rank, t] : o.faults)
     if (ranks > 0 && rank >= ranks)
@@ -839,7 +860,7 @@ std::string to_toml(const Options& o) {
       else s += std::string(d.key) + " = " + text + "\n";
     }
   }
-  return s + network_to_toml(o.network);
+  return s + kernels_to_toml(o) + network_to_toml(o.network);
 }
 
 }  // namespace xsim

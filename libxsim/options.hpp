@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "network_spec.hpp"
+#include "xsim/procmodel/kernel_model.hpp"
 #include "xsim/simtime.hpp"
 
 namespace xsim {
@@ -45,6 +46,17 @@ enum class ProgressMode { automatic, on, off };
 // every mode; automatic = from kLargeScaleRanks ranks in the native process, where it pays.
 enum class LargeScaleMode { automatic, on, off };
 constexpr int64_t kLargeScaleRanks = 512;  // measured: bench/README.md "Prefetch or load"
+
+// Kernel models of BLAS calls (docs/real-programs.md "Kernel models"): exec runs every call; model charges a
+// virtual rank's calls the modelled time instead (libxsim/runtime/process/blas_kernels.cpp).
+enum class KernelMode { exec, model };
+struct KernelOptions {
+  KernelMode mode = KernelMode::exec;  // -xsim-kernels / [kernels] mode
+  std::string preset;                  // -xsim-kernel-preset / [kernels] preset ("": none)
+  proc::KernelParams params;           // the [kernels] keys and [kernels.FAMILY] tables given (others: -1)
+};
+// The parameters in effect: the preset's, each replaced by the key given.
+proc::KernelParams kernel_params(const KernelOptions& k);
 
 // Each field is one option, described once by its row in kOptions (options.cpp): -xsim- name, environment
 // twin, TOML table and key, help, parser and printer. A new simple option is a field here and a row there.
@@ -104,6 +116,7 @@ struct Options {
   int64_t stats_matrix = 256;             // -xsim-stats-matrix / [output] stats_matrix: largest number of rows
                                           // of the communication matrix (ranks, else nodes, else rank blocks)
   ProgressMode progress = ProgressMode::automatic;  // -xsim-progress / [output] progress
+  KernelOptions kernels;                  // -xsim-kernels, -xsim-kernel-preset / [kernels]
   bool help = false;                      // -xsim-help
   std::string config_file;                // -xsim-config / XSIM_CONFIG
 };

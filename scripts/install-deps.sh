@@ -7,6 +7,7 @@ pkgs=(mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-context-dev libunwi
       libgtest-dev cmake g++ gfortran make pkg-config python3 binutils
       libotf2-trace-dev otf2-tools python3-matplotlib)  # traces (OTF2, otf2-print) and tools/xsim-plot
 pkgs+=(scalapack-mpi-test netpipe-mpich2)  # real MPI programs the suite runs unmodified (tests/mpi/packages.cmake)
+pkgs+=(libopenblas-dev libblas-dev)  # BLAS for the kernel model tests (tests/mpi/kernels.cmake): OpenBLAS, reference
 pkgs+=(libopenmpi-dev openmpi-bin)  # Open MPI: fortran/gen_bindings.py reads its mpi.h; test fortran_bindings_openmpi
 pkgs+=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh (gcc's libasan/libubsan come with g++)
 missing=()

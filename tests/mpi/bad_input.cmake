@@ -130,6 +130,33 @@ bad_toml(cpu_scale_negative 2 "cpu_scale_negative\\.toml:3:[0-9]+: .*" [=[
 model = "scaled"
 scale = -2.0
 ]=])
+# kernel models (docs/real-programs.md "Kernel models"): a family, a key or a number that is not there, and
+# the model without parameters
+bad_toml(kernels_family 2 "kernels_family\\.toml:3:[0-9]+: unknown kernel family \\[kernels\\.gem\\]. the families are gemm, trsm" [=[
+[kernels]
+peak = "10GF"
+[kernels.gem]
+efficiency = 0.9
+]=])
+bad_toml(kernels_key 2 "kernels_key\\.toml:3:1: unknown key \"efficency\" in \\[kernels\\.gemm\\]. known keys: efficiency, half_dim, overhead" [=[
+[kernels]
+[kernels.gemm]
+efficency = 0.9
+]=])
+bad_toml(kernels_efficiency 2 "kernels_efficiency\\.toml:2:[0-9]+: \\[kernels\\.dot\\] efficiency: an efficiency must be above 0 and at most 2 \\(got -0\\.5\\)" [=[
+[kernels.dot]
+efficiency = -0.5
+]=])
+bad_toml(kernels_peak 2 "kernels_peak\\.toml:2:[0-9]+: \\[kernels\\] peak: bad flop rate \"57\\.6GB\"" [=[
+[kernels]
+peak = "57.6GB"
+]=])
+bad_input(kernels_model_no_parameters 1 2
+  "-xsim-kernels: -xsim-kernels model needs the machine's kernel parameters.*run xsim-calibrate --kernels --out FILE .* pass -xsim-config FILE, or give -xsim-kernel-preset NAME"
+  ${BAD_OK} -xsim-kernels model)
+bad_input(kernels_unknown_preset 1 2 "XSIM_KERNEL_PRESET: unknown kernel preset \"frontier\". the presets are frontera, pupmaya"
+  env XSIM_KERNEL_PRESET=frontier ${BAD_OK})
+bad_input(kernels_mode 1 2 "-xsim-kernels: unknown kernel mode \"run\". give exec" ${BAD_OK} -xsim-kernels run)
 
 # --- limits reached during the run: the run ends naming the rank and the call (exit code 1) ---------------------
 # virtual time is 64-bit picoseconds (0 to 9.2e6 s, about 106 days): links of 2e6 s (the largest latency

@@ -15,6 +15,42 @@
 
 namespace xsim {
 
+KernelTally& kernel_tally() {
+  static KernelTally t;
+  return t;
+}
+
+namespace {
+// Sums the kernel models' figures over the native processes (collective: every process calls it under
+// -xsim-kernels model) and, on process 0, prints them: one line of totals and one of the families called.
+void report_kernels(Engine& e, const Options& opt, FILE* f) {
+  const KernelTally& t = kernel_tally();
+  int64_t v[2 * proc::kKernelCount];
+  for (int i = 0; i < proc::kKernelCount; ++i) {
+    v[i] = static_cast<int64_t>(t.calls[i]);
+    v[proc::kKernelCount + i] = t.ps[i];
+  }
+  if (e.nprocs() > 1) native::allreduce_sum(v, 2 * proc::kKernelCount);
+  if (e.proc() != 0 || !opt.report) return;
+  int64_t calls = 0, ps = 0;
+  std::string families;
+  for (int i = 0; i < proc::kKernelCount; ++i) {
+    calls += v[i];
+    ps += v[proc::kKernelCount + i];
+    if (v[i] == 0) continue;
+    char b[96];
+    std::snprintf(b, sizeof b, "%s%s %lld (%.9f s)", families.empty() ? "" : ", ",
+                  proc::kernel_name(static_cast<proc::Kernel>(i)), static_cast<long long>(v[i]),
+                  static_cast<double>(v[proc::kKernelCount + i]) * 1e-12);
+    families += b;
+  }
+  std::fprintf(f, "xsim: kernel models       %lld BLAS calls modelled, not run: %.9f s of virtual time in all ranks "
+               "(%s)\n", static_cast<long long>(calls), static_cast<double>(ps) * 1e-12,
+               t.model ? t.model->describe().c_str() : "");
+  if (calls > 0) std::fprintf(f, "xsim:                     %s\n", families.c_str());
+}
+}  // namespace
+
 void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code) {
   const auto& ranks = e.ranks();
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
@@ -82,7 +118,11 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     native::allreduce_sum(psums, 3);
     native::allreduce_max(pmax, 1);
   }
-  if (e.proc() != 0 || !opt.report) return;
+  const bool kernels = opt.kernels.mode == KernelMode::model;
+  if (e.proc() != 0 || !opt.report) {
+    if (kernels) report_kernels(e, opt, stderr);  // collective
+    return;
+  }
   const double n = static_cast<double>(e.world_size());
   auto s = [](int64_t ps) { return static_cast<double>(ps) * 1e-12; };
   FILE* f = stderr;
@@ -132,6 +172,7 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
                  "agree and shrink took %.9f s per rank on average\n",
                  static_cast<long long>(ulfm[0]), static_cast<long long>(ulfm[1]), static_cast<long long>(ulfm[2]),
                  s(ulfm[3]) / n);
+  if (kernels) report_kernels(e, opt, f);  // docs/real-programs.md "Kernel models"
   std::fprintf(f, "xsim: simulator wall time %.3f s\n", wall_seconds);
   std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(sums[4]),
                wall_seconds > 0 ? static_cast<double>(sums[4]) / wall_seconds : 0.0);

@@ -2,10 +2,22 @@
 // messages and bytes, and the simulator's own cost. Collective over native processes (PMPI reductions);
 // printed once, by native process 0, on stderr. Called from the scheduler after the run.
 #pragma once
+#include <cstdint>
 #include <string>
+
+#include "xsim/procmodel/kernel_model.hpp"
 
 namespace xsim {
 class Engine;
 struct Options;
+
+// The kernel models' figures of this native process (process/blas_kernels.cpp counts them): calls a rank
+// made that were modelled instead of run, and their virtual time, per kernel family.
+struct KernelTally {
+  const proc::KernelModel* model = nullptr;  // set under -xsim-kernels model
+  uint64_t calls[proc::kKernelCount] = {};
+  int64_t ps[proc::kKernelCount] = {};
+};
+KernelTally& kernel_tally();
 void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code);
 }  // namespace xsim

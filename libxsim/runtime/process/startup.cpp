@@ -41,6 +41,7 @@
 #include "options.hpp"
 #include "privatize.hpp"
 #include "report.hpp"
+#include "blas_kernels.hpp"
 #include "xsim/units.hpp"
 
 using namespace xsim;
@@ -366,6 +367,7 @@ int xsim_main(int argc, char** argv, char** envp) {
   try {
     built = build_network(opt.network, opt.np, /*overheads_in_latency=*/opt.model == NetModel::analytic);
     cpu = opt.cpu == CpuModel::none ? proc::make_none_model() : proc::make_scaled_model(opt.cpu_scale);
+    blas::start(opt, proc);  // -xsim-kernels (blas_kernels.hpp)
   } catch (const std::exception& err) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
     PMPI_Finalize();
