@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "config_util.hpp"
+#include "kernel_symbols.hpp"
 #include "network_spec.hpp"
 
 namespace xsim::cfg {
@@ -89,5 +90,13 @@ void read_network_table(const TomlReader& r, const toml::table& t, NetworkSpec& 
 bool is_network_home_key(std::string_view key);
 // The [network] section and its [[network.level]] tables, as -xsim-print-config shows them.
 std::string network_to_toml(const NetworkSpec& ns);
+
+// kernel_symbols_toml.cpp: the table [kernels.symbols] (`node`: its value), one [kernels.symbols.NAME] table
+// per function of the program, appended to `out` (a name given again replaces the earlier model).
+void read_kernel_symbols(const TomlReader& r, const toml::node& node, std::vector<SymbolModelSpec>& out);
+// The [kernels.symbols.NAME] tables, as -xsim-print-config shows them.
+std::string kernel_symbols_to_toml(const std::vector<SymbolModelSpec>& v);
+// A flop rate ("57.6GF", "57.6 GFLOP/s", "5.76e10") in flop/s; a ConfigError at `where` otherwise.
+double to_flop_rate(std::string_view v, const std::string& where);
 
 }  // namespace xsim::cfg

@@ -272,6 +272,13 @@ const char* auto_mode_name(Mode m) {
   return m == Mode::automatic ? "auto" : m == Mode::on ? "on" : "off";
 }
 
+KernelsMode to_kernels_mode(std::string_view v, const std::string& where) {
+  if (v == "exec") return KernelsMode::exec;
+  if (v == "model") return KernelsMode::model;
+  fail(where, "unknown kernels mode " + quoted(v) + "; give exec (run them) or model (charge modelled time)" +
+                  suggestion(v, {"exec", "model"}));
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The option table.
 
@@ -521,6 +528,11 @@ constexpr OptionDef kOptions[] = {
     {"progress", "XSIM_PROGRESS", "output", "progress", "auto|on|off",
      "progress line on stderr (virtual time, ranks finished, messages/s); auto: when stderr is a terminal",
      auto_mode_value<&Options::progress>()},
+    {"kernels", "XSIM_KERNELS", "kernels", "mode", "exec|model",
+     "kernels: exec runs them; model charges modelled time without running them ([kernels], docs/real-programs.md)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.kernels = to_kernels_mode(v, w); },
+      [](const Options& o) { return std::string(o.kernels == KernelsMode::model ? "model" : "exec"); }, kString,
+      "a string (\"exec\" or \"model\")"}},
     {"print-config", "XSIM_PRINT_CONFIG", nullptr, nullptr, nullptr, "print the effective configuration as TOML",
      on_off_value<&Options::print_config>()},
     {"help", "XSIM_HELP", nullptr, nullptr, nullptr, "print this help", on_off_value<&Options::help>()},
@@ -541,9 +553,11 @@ constexpr TableDef kTables[] = {
     {"io", nullptr},
     {"faults", nullptr},
     {"output", nullptr},
+    {"kernels", "mode, peak, bandwidth, overhead,\n"
+                "    and [kernels.symbols.NAME] tables with args, flops, bytes, efficiency, overhead"},
 };
 // The order of the tables in to_toml ([network] last).
-constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io", "faults"};
+constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io", "faults", "kernels"};
 
 std::vector<std::string> table_names() {
   std::vector<std::string> v;
@@ -618,6 +632,29 @@ void read_value(Options& o, const TomlReader& r, const toml::node& n, const Opti
   r.wrong_type(n, d.table, d.key, v.expect);
 }
 
+// [kernels]: its rows (mode), the model's parameters and the [kernels.symbols] tables (kernel_symbols_toml.cpp).
+void read_kernels_table(Options& o, Origins& org, const TomlReader& r, const toml::table& t) {
+  const std::vector<std::string> known{"mode", "peak", "bandwidth", "overhead", "symbols"};
+  for (auto&& [k, n] : t) {
+    const std::string_view key = k.str();
+    const std::string w = TomlReader::where(r.at(n), "kernels", key);
+    if (key == "symbols") {
+      read_kernel_symbols(r, n, o.kernel_symbols);
+    } else if (key == "peak") {
+      o.kernel_peak = to_flop_rate(r.str(n, "kernels", key, "a flop rate string such as \"57.6GF\""), w);
+    } else if (key == "bandwidth") {
+      o.kernel_bandwidth = static_cast<double>(to_bandwidth(r.str(n, "kernels", key, "a bandwidth string such as \"3.3GB/s\""), w)) / 8.0;
+    } else if (key == "overhead") {
+      o.kernel_overhead = r.time(n, "kernels", key);
+    } else if (const OptionDef* d = find_by_key("kernels", key)) {
+      read_value(o, r, n, *d);
+      org.set(*d, r.at(n));
+    } else {
+      r.unknown_key(k, "kernels", known);
+    }
+  }
+}
+
 void load_toml(Options& o, Origins& org, const std::string& path, const std::string& text) {
   const TomlReader r(path);
   toml::table root;
@@ -648,6 +685,10 @@ void load_toml(Options& o, Origins& org, const std::string& path, const std::str
     if (name == "network") {
       org.set(*find_by_name("mn"), r.at(t));
       read_network_table(r, t, o.network);
+      continue;
+    }
+    if (name == "kernels") {
+      read_kernels_table(o, org, r, t);
       continue;
     }
     for (auto&& [k, n] : t) {
@@ -741,7 +782,8 @@ void apply(Options& o, Origins& org, const Setting& s) {
 namespace cfg {
 std::string toml_home_of(std::string_view key) {
   for (const auto& t : kTables) {
-    if (t.keys ? is_network_home_key(key) : find_by_key(t.name, key) != nullptr) return t.name;
+    if (std::string_view(t.name) == "network" ? is_network_home_key(key) : find_by_key(t.name, key) != nullptr)
+      return t.name;
   }
   return "";
 }
@@ -835,6 +877,16 @@ std::string to_toml(const Options& o) {
       else s += std::string(d.key) + " = " + text + "\n";
     }
   }
+  // [kernels] (printed last of kPrintOrder): the model's parameters when set, then [kernels.symbols.NAME]
+  if (o.kernel_peak > 0) s += "peak = " + toml_string(shortest_double(o.kernel_peak) + "F") + "\n";
+  if (o.kernel_bandwidth > 0)
+    s += "bandwidth = " + toml_string(std::to_string(std::llround(o.kernel_bandwidth * 8)) + "bps") + "\n";
+  if (o.kernel_overhead > SimTime::zero()) {
+    std::string t = format_time(o.kernel_overhead);
+    t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
+    s += "overhead = " + toml_string(t) + "\n";
+  }
+  s += kernel_symbols_to_toml(o.kernel_symbols);
   return s + network_to_toml(o.network);
 }
 

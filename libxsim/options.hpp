@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel_symbols.hpp"
 #include "network_spec.hpp"
 #include "xsim/simtime.hpp"
 
@@ -45,6 +46,10 @@ enum class ProgressMode { automatic, on, off };
 // every mode; automatic = from kLargeScaleRanks ranks in the native process, where it pays.
 enum class LargeScaleMode { automatic, on, off };
 constexpr int64_t kLargeScaleRanks = 512;  // measured: bench/README.md "Prefetch or load"
+
+// -xsim-kernels / [kernels] mode: exec runs the program's kernels as they are; model charges modelled time
+// instead of running them (docs/real-programs.md).
+enum class KernelsMode { exec, model };
 
 // Each field is one option, described once by its row in kOptions (options.cpp): -xsim- name, environment
 // twin, TOML table and key, help, parser and printer. A new simple option is a field here and a row there.
@@ -86,6 +91,14 @@ struct Options {
   // names), "auto" for every library that calls MPI itself; empty: none.
   std::vector<std::string> privatize_libs{"auto"};
   LargeScaleMode large_scale = LargeScaleMode::automatic;  // -xsim-large-scale / [simulation] large_scale
+  KernelsMode kernels = KernelsMode::exec;  // -xsim-kernels / [kernels] mode
+  // [kernels] peak (flop/s of one core), bandwidth (bytes/s of one core), overhead (per call); 0: not set.
+  double kernel_peak = 0;
+  double kernel_bandwidth = 0;
+  SimTime kernel_overhead;
+  // [kernels.symbols.NAME]: functions inside the program modelled by name (kernel_symbols.hpp), active
+  // under -xsim-kernels model.
+  std::vector<SymbolModelSpec> kernel_symbols;
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   // Observation (docs/observability.md), TOML table [output].
   std::string trace;                      // -xsim-trace / [output] trace: base path of the trace files

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "api_ext.hpp"
 #include "engine.hpp"
@@ -14,6 +16,14 @@
 #include "xsim/units.hpp"
 
 namespace xsim {
+
+namespace {
+std::vector<ReportLines> g_extra_lines;
+}  // namespace
+
+void add_report_lines(ReportLines fn) {
+  if (std::find(g_extra_lines.begin(), g_extra_lines.end(), fn) == g_extra_lines.end()) g_extra_lines.push_back(fn);
+}
 
 void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code) {
   const auto& ranks = e.ranks();
@@ -82,6 +92,8 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     native::allreduce_sum(psums, 3);
     native::allreduce_max(pmax, 1);
   }
+  std::string extra;
+  for (ReportLines fn : g_extra_lines) extra += fn();
   if (e.proc() != 0 || !opt.report) return;
   const double n = static_cast<double>(e.world_size());
   auto s = [](int64_t ps) { return static_cast<double>(ps) * 1e-12; };
@@ -169,6 +181,7 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
       std::fprintf(f, "xsim:                     on in %lld of %d native processes\n", static_cast<long long>(psums[0]),
                    e.nprocs());
   }
+  std::fputs(extra.c_str(), f);
   std::fprintf(f, "xsim: exit code           %d\n", exit_code);
   std::fprintf(f, "xsim: =============================================================================\n");
   std::fflush(f);
