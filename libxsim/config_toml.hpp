@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "config_util.hpp"
+#include "kernel_symbols.hpp"
 #include "network_spec.hpp"
 
 namespace xsim::cfg {
@@ -106,5 +107,10 @@ std::string to_kernel_preset(std::string_view v, const std::string& where);
 // With -xsim-kernels model: a ConfigError when the model has no parameters (`mode_where` names where the
 // mode was set) or lacks peak or bandwidth.
 void check_kernels(const Options& o, const std::string& mode_where);
+// kernel_symbols_toml.cpp: the table [kernels.symbols] (`node`: its value), one [kernels.symbols.NAME] table
+// per function of the program, appended to `out` (a name given again replaces the earlier model).
+void read_kernel_symbols(const TomlReader& r, const toml::node& node, std::vector<SymbolModelSpec>& out);
+// The [kernels.symbols.NAME] tables, as -xsim-print-config shows them.
+std::string kernel_symbols_to_toml(const std::vector<SymbolModelSpec>& v);
 
 }  // namespace xsim::cfg

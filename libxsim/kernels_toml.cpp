@@ -24,13 +24,14 @@ namespace {
 using proc::Kernel;
 
 // Sub-tables of [kernels] that are not kernel families, each with the reader of its part of xsim.
-// nullptr: accepted here and read elsewhere (or not yet). The symbol models ([kernels.symbols.NAME],
-// docs/real-programs.md) plug their reader in here.
+// nullptr: accepted here and read elsewhere. [kernels.symbols.NAME]: functions of the program modelled by name
+// (kernel_symbols_toml.cpp).
 struct KernelsSubtable {
   const char* name;
   void (*read)(const TomlReader& r, const toml::table& t, Options& o);
 };
-constexpr KernelsSubtable kKernelSubtables[] = {{"symbols", nullptr}};
+void read_symbols(const TomlReader& r, const toml::table& t, Options& o) { read_kernel_symbols(r, t, o.kernel_symbols); }
+constexpr KernelsSubtable kKernelSubtables[] = {{"symbols", read_symbols}};
 
 constexpr const char* kParamKeys[] = {"peak", "bandwidth", "overhead"};
 constexpr const char* kFamilyKeys[] = {"efficiency", "half_dim", "overhead"};

@@ -272,6 +272,7 @@ const char* auto_mode_name(Mode m) {
   return m == Mode::automatic ? "auto" : m == Mode::on ? "on" : "off";
 }
 
+
 // ---------------------------------------------------------------------------------------------------
 // The option table.
 
@@ -556,8 +557,9 @@ constexpr TableDef kTables[] = {
     {"io", nullptr},
     {"faults", nullptr},
     {"output", nullptr},
-    {"kernels", "mode, preset, peak, bandwidth, overhead,\n"
-                "    and [kernels.FAMILY] tables with efficiency, half_dim, overhead (docs/real-programs.md)"},
+    {"kernels", "mode, preset, peak, bandwidth, overhead, [kernels.FAMILY] tables with efficiency,\n"
+                "    half_dim, overhead, and [kernels.symbols.NAME] tables with args, flops, bytes, efficiency,\n"
+                "    overhead (docs/real-programs.md)"},
 };
 // The order of the tables in to_toml ([network] last).
 constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io", "faults", "kernels"};
@@ -860,7 +862,7 @@ std::string to_toml(const Options& o) {
       else s += std::string(d.key) + " = " + text + "\n";
     }
   }
-  return s + kernels_to_toml(o) + network_to_toml(o.network);
+  return s + kernels_to_toml(o) + kernel_symbols_to_toml(o.kernel_symbols) + network_to_toml(o.network);
 }
 
 }  // namespace xsim

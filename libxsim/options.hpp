@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernel_symbols.hpp"
 #include "network_spec.hpp"
 #include "xsim/procmodel/kernel_model.hpp"
 #include "xsim/simtime.hpp"
@@ -103,6 +104,9 @@ struct Options {
   // names), "auto" for every library that calls MPI itself; empty: none.
   std::vector<std::string> privatize_libs{"auto"};
   LargeScaleMode large_scale = LargeScaleMode::automatic;  // -xsim-large-scale / [simulation] large_scale
+  // [kernels.symbols.NAME]: functions inside the program modelled by name (kernel_symbols.hpp), active
+  // under -xsim-kernels model.
+  std::vector<SymbolModelSpec> kernel_symbols;
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   // Observation (docs/observability.md), TOML table [output].
   std::string trace;                      // -xsim-trace / [output] trace: base path of the trace files

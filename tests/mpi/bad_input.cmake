@@ -212,3 +212,23 @@ xsim_mpi_test(bad_call_time_overflow_cpu_scale ${RUN} expect-fail 1 1
   $<TARGET_FILE:bad_calls> spin return -xsim-np 2 -xsim-cpu scaled -xsim-cpu-scale 1e10)
 # the 2 GiB message costs ~2 GiB of memory and seconds of page faults: label "large" (ctest -LE large skips it)
 set_tests_properties(bad_call_big_message PROPERTIES LABELS "mpi;large")
+
+# [kernels.symbols]: functions of the program modelled by name (docs/real-programs.md "Functions of the program")
+bad_toml(symbols_formula 2
+  "symbols_formula\\.toml:3:9: \\[kernels\\.symbols\\.f\\] flops: in the formula \"2 \\*\\* m\", column 4: expected a number, a name, '\\(' or '-', found '\\*'"
+  "[kernels.symbols.f]\nargs = [\"m\"]\nflops = \"2 ** m\"\n")
+bad_toml(symbols_unknown_arg 2
+  "symbols_unknown_arg\\.toml:3:9: \\[kernels\\.symbols\\.f\\] bytes: in the formula \"8 \\* M \\* K\", column 9: unknown name 'K'. the names are the arguments \\(M, N\\)"
+  "[kernels.symbols.f]\nargs = [\"M\", \"N\"]\nbytes = \"8 * M * K\"\n")
+bad_toml(symbols_arg_type 2 "symbols_arg_type\\.toml:2:9: \\[kernels\\.symbols\\.f\\] args: unknown argument type \"i16\" in \"N:i16\". give i32"
+  "[kernels.symbols.f]\nargs = [\"N:i16\"]\n")
+bad_toml(symbols_unknown_key 2 "symbols_unknown_key\\.toml:2:1: unknown key \"flop\" in \\[kernels\\.symbols\\.f\\].*did you mean"
+  "[kernels.symbols.f]\nflop = \"1\"\n")
+bad_toml(symbols_efficiency 2 "\\[kernels\\.symbols\\.f\\] efficiency: efficiency 1\\.5 is out of range"
+  "[kernels.symbols.f]\nefficiency = 1.5\n")
+bad_toml(symbols_unknown_symbol 2
+  "symbols_unknown_symbol\\.toml:5:18: \\[kernels\\.symbols\\.no_such_function\\]: the function no_such_function is not in the program: not in the symbol tables of the executable [^ ]*exit_codes nor"
+  "[kernels]\nmode = \"model\"\npeak = \"1GF\"\nbandwidth = \"1GB/s\"\n[kernels.symbols.no_such_function]\nflops = \"1\"\n")
+file(WRITE ${BAD_TOML_DIR}/symbols_too_short.toml "[kernels.symbols.sym_tiny]\noverhead = \"1us\"\n")
+bad_input(symbols_too_short 1 2 "the function sym_tiny in [^ ]*symbol_models is [0-9]+ bytes long, shorter than the 12-byte jump"
+  ${PRELOAD} $<TARGET_FILE:symbol_models> -xsim-kernels model -xsim-config ${BAD_TOML_DIR}/symbols_too_short.toml)

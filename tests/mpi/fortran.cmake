@@ -13,6 +13,7 @@
 #   fortran_clock  system_clock reads the rank's virtual time (docs/virtual-clocks.md)
 #   fortran_units  each rank's Fortran units are its own: unit 10 on a file per rank, an implicit open, INQUIRE;
 #                  one rank's CLOSE(6) leaves stdout to the others (docs/privatization.md)
+#   fortran_sample XSIM_SAMPLE_BEGIN / XSIM_SAMPLE_END: a sampled region (docs/real-programs.md "Sampling")
 #   fortran_ulfm   mpif.h-style MPIX_COMM_AGREE/FAILURE_ACK/FAILURE_GET_ACKED/SHRINK/REVOKE (docs/resilience.md)
 #   fortran_conventions  what xsim's own bindings (fortran/) convert: 1-based Waitany/Waitsome indices, status
 #                  arrays, LOGICAL flags, CHARACTER padding, a Fortran error handler, Alltoallw's datatype
@@ -22,7 +23,7 @@
 # -fallow-argument-mismatch with gfortran >= 10.
 set(XSIM_FORTRAN_FLAGS $<$<COMPILE_LANG_AND_ID:Fortran,GNU>:-frecursive -fallow-argument-mismatch>)
 
-foreach(t p2p coll types comm abort cart crash conventions clock units ulfm)
+foreach(t p2p coll types comm abort cart crash conventions clock units ulfm sample)
   add_executable(fortran_${t} fortran/fortran_${t}.f90)
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
@@ -106,3 +107,6 @@ endforeach()
 # ULFM from Fortran: rank 1 fails at 1 ms; agreement at 2,050.064 us, shrink done 50.064 us later
 xsim_mpi_test(fortran_ulfm ${RUN} expect-lines "1 2" ${CMAKE_CURRENT_SOURCE_DIR}/resilience/expected/fortran_ulfm.txt --
   $<TARGET_FILE:fortran_ulfm> -xsim-np 4 -xsim-fault 1@1ms ${NONE})
+# 2 of 6 executions run (1 ms, 2 ms), 4 charge their mean: 3 + 4 x 1.5 = 9 ms on every rank
+xsim_mpi_test(fortran_sample ${RUN} expect-stdout "1 2" "^rank 2: region ran 2 times, took  0\\.009000000$" --
+  $<TARGET_FILE:fortran_sample> -xsim-np 3 ${NONE})

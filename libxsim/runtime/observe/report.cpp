@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "api_ext.hpp"
 #include "engine.hpp"
@@ -50,6 +52,14 @@ void report_kernels(Engine& e, const Options& opt, FILE* f) {
   if (calls > 0) std::fprintf(f, "xsim:                     %s\n", families.c_str());
 }
 }  // namespace
+
+namespace {
+std::vector<ReportLines> g_extra_lines;
+}  // namespace
+
+void add_report_lines(ReportLines fn) {
+  if (std::find(g_extra_lines.begin(), g_extra_lines.end(), fn) == g_extra_lines.end()) g_extra_lines.push_back(fn);
+}
 
 void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code) {
   const auto& ranks = e.ranks();
@@ -119,6 +129,8 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     native::allreduce_max(pmax, 1);
   }
   const bool kernels = opt.kernels.mode == KernelMode::model;
+  std::string extra;
+  for (ReportLines fn : g_extra_lines) extra += fn();  // collective: every process sums its figures
   if (e.proc() != 0 || !opt.report) {
     if (kernels) report_kernels(e, opt, stderr);  // collective
     return;
@@ -210,6 +222,7 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
       std::fprintf(f, "xsim:                     on in %lld of %d native processes\n", static_cast<long long>(psums[0]),
                    e.nprocs());
   }
+  std::fputs(extra.c_str(), f);
   std::fprintf(f, "xsim: exit code           %d\n", exit_code);
   std::fprintf(f, "xsim: =============================================================================\n");
   std::fflush(f);

@@ -20,4 +20,8 @@ struct KernelTally {
 };
 KernelTally& kernel_tally();
 void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code);
+// Lines from a layer above the report (process/symbol_models.cpp): write_report calls `fn` on every native
+// process (it may be collective) and prints what it returns on process 0, before the exit code.
+using ReportLines = std::string (*)();
+void add_report_lines(ReportLines fn);
 }  // namespace xsim

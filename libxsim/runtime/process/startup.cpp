@@ -42,6 +42,7 @@
 #include "privatize.hpp"
 #include "report.hpp"
 #include "blas_kernels.hpp"
+#include "symbol_models.hpp"
 #include "xsim/units.hpp"
 
 using namespace xsim;
@@ -372,6 +373,24 @@ int xsim_main(int argc, char** argv, char** envp) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
     PMPI_Finalize();
     return 2;
+  }
+  // [kernels.symbols] under -xsim-kernels model: the functions are found and patched before any rank
+  // exists and before the executable's constructors run (symbol_models.hpp). Every process learns whether
+  // any failed; the first one that did says why.
+  {
+    const proc::KernelParams kp = kernel_params(opt.kernels);
+    const std::string error =
+        opt.kernels.mode == KernelMode::model
+            ? install_symbol_models(opt.kernel_symbols, kp.peak, kp.bandwidth, SimTime::from_ps(std::max<int64_t>(0, kp.overhead_ps)))
+            : std::string();
+    int64_t first = error.empty() ? std::numeric_limits<int64_t>::max() : proc;
+    if (nprocs > 1) native::allreduce_min(&first, 1);
+    if (first != std::numeric_limits<int64_t>::max()) {
+      if (first == proc) std::fprintf(stderr, "xsim: %s\n", error.c_str());
+      PMPI_Finalize();
+      return 2;
+    }
+    add_report_lines(&symbol_models_report);
   }
   const int64_t world = opt.np > 0 ? opt.np : nprocs;
   for (const auto& [rank, t] : opt.faults)
