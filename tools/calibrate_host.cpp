@@ -136,6 +136,44 @@ Rates node_loops(const Args& a, const PeakInfo& peak, KernelFile& k) {
   return {peak.peak(), bytes / tri.one};
 }
 
+// Times the BLAS (first: a library that does not load fails before the node loops); false on failure.
+bool time_blas(const Args& a, BlasBench& b) {
+  BlasBenchOptions bo;
+  bo.library = a.blas;
+  bo.llc = last_level_cache();
+  bo.budget = a.budget;
+  bo.quick = a.quick;
+  try {
+    b = run_blas_bench(bo);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "xsim-calibrate: %s\n", e.what());
+    return false;
+  }
+  return true;
+}
+
+// The kernels' part of the file: the peak and BLAS printed, the families fitted and printed.
+bool fit_kernels(const Args& a, const PeakInfo& peak, const BlasBench& b, const Rates& alone, KernelFile& k) {
+  std::printf("  peak of one core: %.3f GF/s = %g flop/cycle x %.3f GHz\n    flop/cycle: %s\n    clock: %s\n",
+              peak.peak() / 1e9, peak.flops_per_cycle, peak.clock_hz / 1e9, peak.flops_how.c_str(), peak.clock_how.c_str());
+  k.comments.push_back("peak: " + peak.flops_how + "; clock " + std::to_string(peak.clock_hz / 1e9) + " GHz from " +
+                       peak.clock_how + "; divided by compute_factor for the all-core clock");
+  std::printf("  BLAS: %s -> %s (one thread)\n", b.opened.c_str(), b.real_path.c_str());
+  k.comments.push_back("BLAS: " + b.opened + " -> " + b.real_path + " (one thread); times: least of repeated calls");
+  for (const std::string& s : b.skipped) std::printf("  skipped for the --budget of %g s: %s\n", a.budget, s.c_str());
+  try {
+    k.families = fit_and_print(b.samples, alone, k.node, k.comments);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "xsim-calibrate: the measurements cannot be fitted: %s\n", e.what());
+    return false;
+  }
+  std::vector<double> ov;
+  for (const FamilyFit& f : k.families) ov.push_back(f.overhead);
+  std::sort(ov.begin(), ov.end());
+  k.overhead = ov.empty() ? 0 : ov[ov.size() / 2];
+  return true;
+}
+
 }  // namespace
 
 bool host_mode(int argc, char** argv) {
@@ -160,40 +198,12 @@ int host_main(int argc, char** argv) {
   if (a.clock_ghz > 0) peak.clock_hz = a.clock_ghz * 1e9, peak.clock_how = "--clock";
   if (a.kernels && !(peak.clock_hz > 0))
     usage_error("cannot find this CPU's clock in /proc/cpuinfo or sysfs; give it with --clock GHZ");
+  BlasBench b;
+  if (a.kernels && !time_blas(a, b)) return 1;
   const Rates alone = node_loops(a, peak, k);
   k.kernels = a.kernels;
   k.node_measured = a.node;
-  if (a.kernels) {
-    std::printf("  peak of one core: %.3f GF/s = %g flop/cycle x %.3f GHz\n    flop/cycle: %s\n    clock: %s\n",
-                peak.peak() / 1e9, peak.flops_per_cycle, peak.clock_hz / 1e9, peak.flops_how.c_str(), peak.clock_how.c_str());
-    k.comments.push_back("peak: " + peak.flops_how + "; clock " + std::to_string(peak.clock_hz / 1e9) + " GHz from " +
-                         peak.clock_how + "; divided by compute_factor for the all-core clock");
-    BlasBenchOptions bo;
-    bo.library = a.blas;
-    bo.llc = last_level_cache();
-    bo.budget = a.budget;
-    bo.quick = a.quick;
-    BlasBench b;
-    try {
-      b = run_blas_bench(bo);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "xsim-calibrate: %s\n", e.what());
-      return 1;
-    }
-    std::printf("  BLAS: %s -> %s (one thread)\n", b.opened.c_str(), b.real_path.c_str());
-    k.comments.push_back("BLAS: " + b.opened + " -> " + b.real_path + " (one thread); times: least of repeated calls");
-    for (const std::string& s : b.skipped) std::printf("  skipped for the --budget of %g s: %s\n", a.budget, s.c_str());
-    try {
-      k.families = fit_and_print(b.samples, alone, k.node, k.comments);
-    } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "xsim-calibrate: the measurements cannot be fitted: %s\n", e.what());
-      return 1;
-    }
-    std::vector<double> ov;
-    for (const FamilyFit& f : k.families) ov.push_back(f.overhead);
-    std::sort(ov.begin(), ov.end());
-    k.overhead = ov.empty() ? 0 : ov[ov.size() / 2];
-  }
+  if (a.kernels && !fit_kernels(a, peak, b, alone, k)) return 1;
   if (!write_file(a.out, kernel_toml(k))) {
     std::fprintf(stderr, "xsim-calibrate: cannot write %s: %s\n", a.out.c_str(), std::strerror(errno));
     return 1;
