@@ -8,6 +8,7 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -87,6 +89,44 @@ double to_scale(std::string_view v, const std::string& where) {
   if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
     fail(where, quoted(v) + " is not a number; give a positive factor, e.g. 1.0");
   return check_scale(f, where);
+}
+
+// The node model's factors: positive finite numbers.
+double check_node_factor(double f, const std::string& where) {
+  if (!std::isfinite(f) || !(f > 0.0))
+    fail(where, "a node factor must be a positive finite number (got " + shortest_double(f) +
+                    "); e.g. 1.8: every core busy takes 1.8 times as long as one core alone (xsim-calibrate --node)");
+  return f;
+}
+double to_node_factor(std::string_view v, const std::string& where) {
+  std::string s(v);
+  char* end = nullptr;
+  errno = 0;
+  double f = s.empty() ? 0.0 : std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE)
+    fail(where, quoted(v) + " is not a number; give a positive factor, e.g. 1.8 (xsim-calibrate --node measures it)");
+  return check_node_factor(f, where);
+}
+void to_node_host(Options& o, std::string_view v, const std::string& where) {
+  if (v == "none") o.node_host = NodeHost::none;
+  else if (v == "memory") o.node_host = NodeHost::memory;
+  else if (v == "compute") o.node_host = NodeHost::compute;
+  else if (!v.empty() && (std::isdigit(static_cast<unsigned char>(v[0])) || v[0] == '.' || v[0] == '-' || v[0] == '+')) {
+    o.node_host_number = to_node_factor(v, where);
+    o.node_host = NodeHost::number;
+  } else {
+    fail(where, "unknown node factor " + quoted(v) + "; give none, memory, compute or a number such as 1.5" +
+                    suggestion(v, {"none", "memory", "compute"}));
+  }
+}
+std::string node_host_text(const Options& o) {
+  switch (o.node_host) {
+    case NodeHost::none: return "none";
+    case NodeHost::memory: return "memory";
+    case NodeHost::compute: return "compute";
+    case NodeHost::number: return shortest_double(o.node_host_number);
+  }
+  return "none";
 }
 
 PrivatizeMode to_privatize(std::string_view v, const std::string& where) {
@@ -352,6 +392,27 @@ bool scale_from_toml(Options& o, const TomlReader&, const toml::node& n, const O
   else return false;
   return true;
 }
+template <double Options::*F>
+bool factor_from_toml(Options& o, const TomlReader&, const toml::node& n, const OptionDef&, const std::string& w) {
+  if (n.is_floating_point()) o.*F = check_node_factor(n.as_floating_point()->get(), w);
+  else if (n.is_integer()) o.*F = check_node_factor(static_cast<double>(n.as_integer()->get()), w);
+  else return false;
+  return true;
+}
+bool host_from_toml(Options& o, const TomlReader&, const toml::node& n, const OptionDef&, const std::string& w) {
+  double f = 0;
+  if (n.is_floating_point()) f = n.as_floating_point()->get();
+  else if (n.is_integer()) f = static_cast<double>(n.as_integer()->get());
+  else return false;
+  o.node_host_number = check_node_factor(f, w);
+  o.node_host = NodeHost::number;
+  return true;
+}
+template <double Options::*F>
+constexpr Value node_factor_value() {
+  return {[](Options& o, std::string_view v, const std::string& w) { o.*F = to_node_factor(v, w); },
+          [](const Options& o) { return shortest_double(o.*F); }, 0, "a number", Value::bare, factor_from_toml<F>};
+}
 bool matrix_from_toml(Options& o, const TomlReader&, const toml::node& n, const OptionDef&, const std::string& w) {
   if (!n.is_integer()) return false;
   int64_t v = n.as_integer()->get();
@@ -422,6 +483,20 @@ constexpr OptionDef kOptions[] = {
      "factor of the scaled model: virtual time = host time x F (F > 0)",
      {[](Options& o, std::string_view v, const std::string& w) { o.cpu_scale = to_scale(v, w); },
       [](const Options& o) { return shortest_double(o.cpu_scale); }, 0, "a number", Value::bare, scale_from_toml}},
+    {"node-host", "XSIM_NODE_HOST", "node", "host", "none|memory|compute|F",
+     "node model: host-timed computation and xsim_compute charges x the [node] factor (memory_factor, "
+     "compute_factor) or F",
+     {to_node_host, node_host_text, kString, "\"none\", \"memory\", \"compute\" or a number", Value::string,
+      host_from_toml,
+      [](const Options& o) {
+        return o.node_host == NodeHost::number ? node_host_text(o) : toml_string(node_host_text(o));
+      }}},
+    {"node-memory-factor", "XSIM_NODE_MEMORY_FACTOR", "node", "memory_factor", "F",
+     "all-core / one-core time of a memory-bound loop (xsim-calibrate --node)",
+     node_factor_value<&Options::node_memory_factor>()},
+    {"node-compute-factor", "XSIM_NODE_COMPUTE_FACTOR", "node", "compute_factor", "F",
+     "all-core / one-core time of a compute-bound loop (xsim-calibrate --node)",
+     node_factor_value<&Options::node_compute_factor>()},
     {"stack", "XSIM_STACK", "simulation", "stack", "auto|SIZE",
      "fiber stack size per virtual rank (16K to 1G; auto: 8M, less from 2,048 ranks per process, 64K from 262,144)",
      {[](Options& o, std::string_view v, const std::string& w) { o.stack_size = to_stack(v, w); },
@@ -560,9 +635,10 @@ constexpr TableDef kTables[] = {
     {"kernels", "mode, preset, peak, bandwidth, overhead, [kernels.FAMILY] tables with efficiency,\n"
                 "    half_dim, overhead, and [kernels.symbols.NAME] tables with args, flops, bytes, efficiency,\n"
                 "    overhead (docs/real-programs.md)"},
+    {"node", nullptr},
 };
 // The order of the tables in to_toml ([network] last).
-constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "model", "io", "faults", "kernels"};
+constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "node", "model", "io", "faults", "kernels"};
 
 std::vector<std::string> table_names() {
   std::vector<std::string> v;
@@ -801,6 +877,14 @@ Options parse_options(int& argc, char** argv, char** envp) {
       throw ConfigError(org.of("fault", "-xsim-fault", true) + ": rank " + std::to_string(rank) +
                         " does not exist: the ranks are 0.." + std::to_string(ranks - 1) + " (np by " +
                         org.of("np", "-xsim-np", false) + ")");
+
+  // A node factor chosen but never measured would change nothing: say so rather than run without it.
+  for (const auto& [host, name, key] : {std::tuple{NodeHost::memory, "node-memory-factor", "memory_factor"},
+                                        std::tuple{NodeHost::compute, "node-compute-factor", "compute_factor"}})
+    if (o.node_host == host && org.of(name, "", false).empty())
+      throw ConfigError(org.of("node-host", "-xsim-node-host", true) + ": the node's " + key +
+                        " is not set; measure it with xsim-calibrate --node --out FILE and load FILE with "
+                        "-xsim-config, set [node] " + key + ", or give the factor as a number");
 
   // With the rank count known, the network must fit it: build it once to report a bad size or placement
   // file now, naming where the network and the rank count came from.

@@ -58,6 +58,9 @@ struct KernelOptions {
 };
 // The parameters in effect: the preset's, each replaced by the key given.
 proc::KernelParams kernel_params(const KernelOptions& k);
+// The node model (docs/real-programs.md "Node model"; procmodel/xsim/procmodel/node_model.hpp): which
+// measured factor scales host-timed computation and xsim_compute charges. none: neither (the default).
+enum class NodeHost { none, memory, compute, number };
 
 // Each field is one option, described once by its row in kOptions (options.cpp): -xsim- name, environment
 // twin, TOML table and key, help, parser and printer. A new simple option is a field here and a row there.
@@ -66,6 +69,12 @@ struct Options {
   NetworkSpec network;                    // -xsim-mn, -xsim-placement / [network]
   CpuModel cpu = CpuModel::scaled;        // -xsim-cpu / [cpu] model
   double cpu_scale = 1.0;                 // -xsim-cpu-scale / [cpu] scale: virtual = host time x scale
+  // [node] memory_factor, compute_factor (-xsim-node-memory-factor, -xsim-node-compute-factor): all-core /
+  // one-core time of a memory-bound and a compute-bound loop (xsim-calibrate --node). Default: 1
+  double node_memory_factor = 1.0;
+  double node_compute_factor = 1.0;
+  NodeHost node_host = NodeHost::none;  // -xsim-node-host / [node] host: which factor applies
+  double node_host_number = 1.0;        //   the factor itself when node_host is number
   uint64_t stack_size = 0;  // -xsim-stack / [simulation] stack: bytes per virtual rank; 0: auto (StackPool::auto_size)
   SimTime poll_cost = SimTime::from_ns(100);  // -xsim-poll-cost: virtual time per Test/Iprobe-like call
   NetModel model = NetModel::loggp;       // -xsim-model / [model] name

@@ -9,6 +9,7 @@ pkgs=(mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-context-dev libunwi
 pkgs+=(scalapack-mpi-test netpipe-mpich2)  # real MPI programs the suite runs unmodified (tests/mpi/packages.cmake)
 pkgs+=(libopenblas-dev libblas-dev)  # BLAS for the kernel model tests (tests/mpi/kernels.cmake): OpenBLAS, reference
 pkgs+=(libopenmpi-dev openmpi-bin)  # Open MPI: fortran/gen_bindings.py reads its mpi.h; test fortran_bindings_openmpi
+pkgs+=(libblas3)  # a BLAS for test calibrate_kernels (xsim-calibrate --kernels dlopen()s libblas.so.3)
 pkgs+=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh (gcc's libasan/libubsan come with g++)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -36,7 +36,9 @@ Model fit_monotone(const Measurements& meas, double tolerance);  // fit() on the
 double predict_one_way(const Model& m, uint64_t bytes) {
   const net::SizeBand b = band_of(m, bytes);
   const int k = links_of(m, bytes);
-  const double transfer = 8.0 * static_cast<double>(bytes) / (m.bandwidth_bps * b.bandwidth);
+  // As the simulator does (net::Network::banded_latency): the band's bandwidth in whole bits per second.
+  const double bps = b.bandwidth == 1.0 ? m.bandwidth_bps : std::max(1.0, std::round(m.bandwidth_bps * b.bandwidth));
+  const double transfer = 8.0 * static_cast<double>(bytes) / bps;
   // The request and the clear-to-send carry no data: no band applies to them (bands start above 0 bytes).
   return m.send_overhead + m.recv_overhead + (k - 2) * m.link_latency + 2 * m.link_latency * b.latency + transfer;
 }
@@ -111,6 +113,15 @@ Model fit_monotone(const Measurements& meas, double tolerance) {
   }
   m.link_latency = std::max(l, 0.5e-9);
   m.bandwidth_bps = 1.0 / c;
+  // From here on the model holds what the file can state: times in whole picoseconds, the bandwidth in
+  // whole bits per second. The bands are fitted to those values and written with every digit, so the file
+  // reproduces the printed model at every size, whatever was measured.
+  auto whole_ps = [](double s) { return std::round(s * 1e12) * 1e-12; };  // as SimTime::seconds()
+  m.link_latency = whole_ps(m.link_latency);
+  m.send_overhead = whole_ps(m.send_overhead);
+  m.recv_overhead = whole_ps(m.recv_overhead);
+  m.gap = whole_ps(m.gap);
+  m.bandwidth_bps = std::max(1.0, std::round(m.bandwidth_bps));
   // Bands, from the smallest size up: a size the model (with the bands so far) misses by more than the
   // tolerance starts a band whose factors make the line meet it; the band then covers the larger sizes until
   // one is missed again.
@@ -177,7 +188,7 @@ std::string to_toml(const Model& m, const Measurements& meas) {
   s += "gap = \"" + ps_text(m.gap) + "\"\n";
   for (const net::SizeBand& b : m.bands) {
     std::snprintf(line, sizeof line, "\n[[network.band]]            # messages from %llu bytes\nfrom = %llu\n"
-                  "latency_factor = %.6f\nbandwidth_factor = %.6f\n",
+                  "latency_factor = %.17g\nbandwidth_factor = %.17g\n",
                   static_cast<unsigned long long>(b.from), static_cast<unsigned long long>(b.from), b.latency,
                   b.bandwidth);
     s += line;

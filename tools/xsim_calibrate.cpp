@@ -6,6 +6,8 @@
 // posted receive (o_s) and inside MPI_Recv of 8 B that have arrived (o_r), the per-message time of a burst
 // of 8-B MPI_Isends (the gap), and the eager limit (the largest size whose MPI_Send returns before a late
 // receiver posts). Then calibrate_fit.hpp fits the model, prints it beside the measurements, and writes it.
+// With --kernels or --node it runs as one process without MPI (calibrate_host.hpp): the BLAS's kernels and
+// the node's shared resources instead of the network.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "calibrate_fit.hpp"
+#include "calibrate_host.hpp"
 #include "xsim/units.hpp"
 
 namespace {
@@ -155,6 +158,7 @@ bool sends_eagerly(std::vector<char>& buf, uint64_t bytes, double delay) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (xsim::calibrate::host_mode(argc, argv)) return xsim::calibrate::host_main(argc, argv);
   MPI_Init(&argc, &argv);
   int size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
@@ -182,7 +186,13 @@ int main(int argc, char** argv) {
         std::printf("usage: mpiexec -np 2 xsim-calibrate [--out FILE.toml] [--quick] [--max-size SIZE]\n"
                     "  measures this machine with plain MPI and writes the xsim configuration that reproduces it\n"
                     "  (default FILE: xsim-calibration.toml; --quick: fewer repetitions, up to 1 MiB, for tests;\n"
-                    "  --max-size: largest ping-pong message, default 16M). Load it with -xsim-config FILE.\n");
+                    "  --max-size: largest ping-pong message, default 16M). Load it with -xsim-config FILE.\n"
+                    "usage: xsim-calibrate --kernels [--node] [--blas LIB] [--quick] [--budget S] [--clock GHZ]\n"
+                    "                      [--flops-per-cycle N] --out FILE.toml\n"
+                    "       xsim-calibrate --node --out FILE.toml\n"
+                    "  one process, no MPI: --kernels times the BLAS LIB (default libblas.so.3, one thread) and fits\n"
+                    "  [kernels] (dgemm and dtrsm shapes within --budget seconds, default 100, 20 with --quick);\n"
+                    "  --node times a memory-bound and a compute-bound loop on one core and on all and writes [node].\n");
       MPI_Finalize();
       return 0;
     } else {

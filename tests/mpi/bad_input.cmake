@@ -59,6 +59,10 @@ bad_input(np_beyond_int 1 2 "-xsim-np: the number of virtual ranks must be betwe
 bad_input(np_env 1 2 "XSIM_NP: \"4k\" is not a positive integer" env XSIM_NP=4k ${BAD_OK})
 bad_input(cpu_scale_not_numeric 1 2 "-xsim-cpu-scale: .*fast" ${BAD_OK} -xsim-cpu-scale fast)
 bad_input(cpu_scale_zero 1 2 "-xsim-cpu-scale: .*positive" ${BAD_OK} -xsim-cpu-scale 0)
+# the node model (docs/real-programs.md "Node model"): a bad factor, a factor chosen but never measured
+bad_input(node_host_unknown 1 2 "-xsim-node-host: unknown node factor \"memroy\". give none, memory, compute or a number" ${BAD_OK} -xsim-node-host memroy)
+bad_input(node_host_negative 1 2 "-xsim-node-host: a node factor must be a positive finite number" ${BAD_OK} -xsim-node-host -2)
+bad_input(node_host_unmeasured 1 2 "-xsim-node-host memory: the node's memory_factor is not set. measure it with xsim-calibrate --node" ${BAD_OK} -xsim-node-host memory)
 bad_input(cpu_model_unknown 1 2 "-xsim-cpu: .*\"scaledd\".*did you mean scaled\\?" ${BAD_OK} -xsim-cpu scaledd)
 bad_input(stack_bad_unit 1 2 "-xsim-stack: .*\"256Q\"" ${BAD_OK} -xsim-stack 256Q)
 bad_input(poll_cost_bad_unit 1 2 "-xsim-poll-cost: .*\"5 parsecs\"" ${BAD_OK} "-xsim-poll-cost=5 parsecs")

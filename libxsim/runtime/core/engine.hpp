@@ -152,6 +152,7 @@ class Engine {
   // time (the collectives' reductions: coll/reduce.hpp).
   bool host_timing() const { return host_timing_; }
   SimTime host_compute(int64_t host_ns) const;
+  SimTime explicit_compute(SimTime t) const;  // an xsim_compute charge under the node model
   // [rank] Work inside an MPI call that takes virtual time (a collective's reduction): the clock moves on.
   void advance_clock(SimTime t) {
     current_->clock += t;

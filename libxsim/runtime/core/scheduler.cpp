@@ -317,6 +317,7 @@ void Engine::charge_host_time(Rank& r) {
 }
 
 SimTime Engine::host_compute(int64_t host_ns) const { return cpu_->compute_time(host_ns); }
+SimTime Engine::explicit_compute(SimTime t) const { return cpu_->explicit_time(t); }
 
 void Engine::charge_compute(SimTime t) {
   Rank& r = *current_;

@@ -147,7 +147,7 @@ XSIM_API int xsim_compute(double seconds) {
   if (!(seconds >= 0.0)) return -1;
   try {  // a charge beyond the virtual time range (about 106 days) ends the run: it cannot be simulated
     E().mpi_enter();
-    E().charge_compute(SimTime::from_seconds(seconds));
+    E().charge_compute(E().explicit_compute(SimTime::from_seconds(seconds)));  // x the node factor
   } catch (const std::exception& err) {
     internal_failure("xsim_compute", err.what());
   }

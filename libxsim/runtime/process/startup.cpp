@@ -367,7 +367,15 @@ int xsim_main(int argc, char** argv, char** envp) {
   std::unique_ptr<proc::ProcessorModel> cpu;
   try {
     built = build_network(opt.network, opt.np, /*overheads_in_latency=*/opt.model == NetModel::analytic);
-    cpu = opt.cpu == CpuModel::none ? proc::make_none_model() : proc::make_scaled_model(opt.cpu_scale);
+    proc::NodeModel node;  // the node model (docs/real-programs.md "Node model")
+    node.memory_factor = opt.node_memory_factor;
+    node.compute_factor = opt.node_compute_factor;
+    node.host = opt.node_host == NodeHost::memory    ? proc::NodeHost::memory
+                : opt.node_host == NodeHost::compute ? proc::NodeHost::compute
+                : opt.node_host == NodeHost::number  ? proc::NodeHost::number
+                                                     : proc::NodeHost::none;
+    node.number = opt.node_host_number;
+    cpu = opt.cpu == CpuModel::none ? proc::make_none_model(node) : proc::make_scaled_model(opt.cpu_scale, node);
     blas::start(opt, proc);  // -xsim-kernels (blas_kernels.hpp)
   } catch (const std::exception& err) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
