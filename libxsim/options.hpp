@@ -86,6 +86,9 @@ struct Options {
   // names), "auto" for every library that calls MPI itself; empty: none.
   std::vector<std::string> privatize_libs{"auto"};
   LargeScaleMode large_scale = LargeScaleMode::automatic;  // -xsim-large-scale / [simulation] large_scale
+  // -xsim-fold / [memory] fold: heap allocations of at least this many bytes that a virtual rank's
+  // application code makes are folded (docs/real-programs.md "Memory folding"). 0 (the default): off.
+  uint64_t fold = 0;
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   // Observation (docs/observability.md), TOML table [output].
   std::string trace;                      // -xsim-trace / [output] trace: base path of the trace files

@@ -8,8 +8,10 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "copy_bytes.hpp"
+#include "fold_range.hpp"
 #include "engine_internal.hpp"
 #include "message_wire.hpp"
 #include "native/datatype.hpp"
@@ -67,6 +69,13 @@ FreeBlock* g_free_small[2] = {nullptr, nullptr};
 }  // namespace
 
 Message* Message::create(uint64_t bytes) { return make_message(bytes); }
+Message* Message::create_folded(uint64_t bytes) {
+  void* p = std::malloc(sizeof(Message) + kFoldedPayload);
+  if (!p) message_alloc_failed(kFoldedPayload);
+  Message* m = static_cast<Message*>(p);
+  m->size_kind = bytes | kFoldedBit;  // kind kData
+  return m;
+}
 void Message::destroy(Message* m) {
   const uint64_t bytes = m->bytes();
   if (bytes <= kSmallPayload) [[likely]] {
@@ -93,6 +102,42 @@ int64_t ack_token(int id, uint32_t gen) { return (static_cast<int64_t>(id) << 32
 [[gnu::noinline, gnu::cold]] void notify_sent(Observer* o, Rank& r, const Message& m) { o->sent(r, m); }
 [[gnu::noinline, gnu::cold]] void notify_received(Observer* o, Rank& r, const Message& m) { o->received(r, m); }
 
+// Memory folding (fold_range.hpp, docs/real-programs.md "Memory folding"): a contiguous send buffer inside a
+// folded allocation travels as its first and last kFoldEdge bytes; the full size is the message's.
+[[gnu::noinline]] Message* make_folded_message(const void* buf, uint64_t bytes) {
+  Message* m = Message::create_folded(bytes);
+  const char* b = static_cast<const char*>(buf);
+  std::memcpy(m->payload(), b, Message::kFoldEdge);
+  std::memcpy(m->payload() + Message::kFoldEdge, b + bytes - Message::kFoldEdge, Message::kFoldEdge);
+  ++fold::g_state.messages;
+  return m;
+}
+
+// Receives n > kFoldedPayload bytes, or any part of a folded message: a folded message writes its head and
+// (unless truncated) its tail; a full one into a folded contiguous buffer writes only its head and tail too
+// (the rest of folded memory is not kept). Anything else is copied or unpacked whole.
+[[gnu::noinline]] void receive_bulk(const Request& q, Message* m, uint64_t n, bool contiguous) {
+  constexpr uint64_t e = Message::kFoldEdge;
+  const char* src = m->payload();
+  if (!m->folded()) {
+    if (!contiguous) return native::unpack(src, n, q.buf, q.count, q.type);
+    if (!fold::folded_range(q.buf, n)) return (void)std::memcpy(q.buf, src, n);
+    std::memcpy(q.buf, src, e);
+    std::memcpy(static_cast<char*>(q.buf) + n - e, src + n - e, e);
+    return;
+  }
+  const uint64_t full = m->bytes(), head = std::min(n, e), tail = n == full ? std::min(n - head, e) : 0;
+  if (contiguous) {
+    std::memcpy(q.buf, src, head);
+    if (tail) std::memcpy(static_cast<char*>(q.buf) + n - tail, src + Message::kFoldedPayload - tail, tail);
+    return;
+  }
+  std::vector<char> whole(n);  // a derived datatype: unpacked from the full layout, the middle zeros
+  std::memcpy(whole.data(), src, head);
+  if (tail) std::memcpy(whole.data() + n - tail, src + Message::kFoldedPayload - tail, tail);
+  native::unpack(whole.data(), n, q.buf, q.count, q.type);
+}
+
 }  // namespace
 
 // ----------------------------------------------------------------------------------------------------
@@ -115,12 +160,17 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   }
   const native::TypeFacts type_facts = native::type_facts(type);  // one look-up per message
   uint64_t bytes = count > 0 ? type_facts.size * static_cast<uint64_t>(count) : 0;
-  Message* m = make_message(bytes);
-  if (bytes) {
-    if (type_facts.contiguous)
-      copy_bytes(m->payload(), buf, bytes);
-    else
-      native::pack(buf, count, type, m->payload());
+  Message* m;
+  if (bytes > Message::kFoldedPayload && type_facts.contiguous && fold::folded_range(buf, bytes)) [[unlikely]] {
+    m = make_folded_message(buf, bytes);
+  } else {
+    m = make_message(bytes);
+    if (bytes) {
+      if (type_facts.contiguous)
+        copy_bytes(m->payload(), buf, bytes);
+      else
+        native::pack(buf, count, type, m->payload());
+    }
   }
   m->ctx = ctx;
   m->src = r.world;
@@ -540,7 +590,9 @@ inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime 
     n = capacity;
     q.set_error(MPI_ERR_TRUNCATE);
   }
-  if (n) {
+  if (n > Message::kFoldedPayload || m->folded()) [[unlikely]] {
+    receive_bulk(q, m, n, type_facts.contiguous);  // large data, or folded (memory folding)
+  } else if (n) {
     if (type_facts.contiguous)
       copy_bytes(q.buf, m->payload(), n);
     else

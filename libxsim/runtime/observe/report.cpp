@@ -8,6 +8,7 @@
 
 #include "api_ext.hpp"
 #include "engine.hpp"
+#include "fold_range.hpp"
 #include "native/exchange.hpp"
 #include "options.hpp"
 #include "privatize.hpp"
@@ -69,7 +70,11 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   int64_t link_delays[5] = {lc ? static_cast<int64_t>(lc->delayed()) : 0, lc ? lc->total_delay().ps() : 0,
                             on ? static_cast<int64_t>(on->flows()) : 0, on ? static_cast<int64_t>(on->delayed()) : 0,
                             on ? on->total_delay().ps() : 0};
+  // memory folding (fold_range.hpp): folded allocations, their peak requested bytes, messages sent folded
+  int64_t fold[3] = {static_cast<int64_t>(fold::g_state.allocations), static_cast<int64_t>(fold::g_state.peak_bytes),
+                     static_cast<int64_t>(fold::g_state.messages)};
   if (e.nprocs() > 1) {
+    if (opt.fold) native::allreduce_sum(fold, 3);
     if (lc) native::allreduce_sum(link_delays, 5);
     if (e.faults()) native::allreduce_sum(failed, 2);
     native::allreduce_sum(ulfm, 4);
@@ -148,6 +153,13 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   std::fprintf(f, "xsim: peak memory (RSS)   %s per native process (max), %s in total, %.1f KiB per virtual rank\n",
                format_size(static_cast<uint64_t>(maxs[3])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
                static_cast<double>(sums[5]) / 1024.0 / n);
+  if (opt.fold)  // docs/real-programs.md "Memory folding"
+    std::fprintf(f, "xsim: memory folding      %lld allocations of %s or more folded, peak %s of them against %s "
+                 "resident (sums over native processes); %lld messages carried only their first and last 4K; "
+                 "contents of folded memory are not kept: this run is for timing only\n",
+                 static_cast<long long>(fold[0]), format_size(opt.fold).c_str(),
+                 format_size(static_cast<uint64_t>(fold[1])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
+                 static_cast<long long>(fold[2]));
   if (psums[0] == 0) {
     std::fprintf(f, "xsim: private globals     %s\n", privatize::note().c_str());
   } else {
