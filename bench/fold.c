@@ -1,5 +1,5 @@
-/* Memory folding's costs (docs/real-programs.md "Memory folding"; bench/fold.sh runs it):
- *   fold malloc N ITERS   (no MPI: natively, or with libxsim.so preloaded and folding off) ns per
+/* Memory folding's costs (docs/real-programs.md "Memory folding" lists the commands and results):
+ *   fold_native malloc N ITERS   (no MPI call: natively, or with libxsim.so preloaded: one rank, folding off) ns per
  *                         malloc(N)+free pair
  *   fold rank N ITERS     (under xsim, -xsim-virtual-clocks off) the same on a virtual rank, folded when N is
  *                         at least -xsim-fold: same size every time, and shrinking by 1000 bytes each time

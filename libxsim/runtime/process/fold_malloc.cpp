@@ -41,9 +41,8 @@
 #define XSIM_FOLD_AVAILABLE 1
 #endif
 
-namespace xsim::fold {
-
 #if XSIM_FOLD_AVAILABLE
+namespace xsim::fold {
 namespace {
 
 constexpr uint64_t kSharedBytes = uint64_t{256} << 20;  // the shared block: the most folded memory costs
