@@ -9,7 +9,10 @@
  *  - thousands of malloc/free cycles of shrinking sizes (HPL's panels) do not grow the resident memory;
  *  - "fold": writing all of 2 x 48 MiB per rank costs far less than that (the memory is shared);
  *  - messages of 4 MiB from folded into folded, folded into plain, plain into folded memory (rank r and
- *    r + NP/2: in another native process when there are two) deliver their first and last 4K and the full count (MPI_Get_count), at the same virtual times as without folding. */
+ *    r + NP/2: in another native process when there are two) deliver their first and last 4K and the full
+ *    count (MPI_Get_count), at the same virtual times as without folding.
+ * With the argument "exhaust", each rank holds folded allocations of 1 TiB until the run stops with a
+ * message naming -xsim-fold (the mappings or the address space run out). */
 #include <malloc.h>
 #include <mpi.h>
 #include <stdint.h>
@@ -207,6 +210,16 @@ int main(int argc, char** argv) {
   int np = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &g_me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
+  if (argc > 1 && !strcmp(argv[1], "exhaust")) {  // live folded allocations until the run stops
+    for (int i = 0; i < 100000; ++i) {
+      char* p = static_cast<char*>(malloc(size_t{1} << 40));
+      if (!p) break;
+      p[0] = 1;
+    }
+    printf("rank %d: folded address space not exhausted\n", g_me);
+    MPI_Finalize();
+    return 0;
+  }
   const bool folding = argc > 1 && !strcmp(argv[1], "fold");
   const int iters = argc > 2 ? atoi(argv[2]) : 3000;
   allocators();

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <string>
 
 #include "api_support.hpp"
 #include "engine.hpp"
@@ -70,18 +71,42 @@ struct Guard {
 
 char* at(uint64_t off) { return reinterpret_cast<char*>(g_state.base + off); }
 
-[[noreturn, gnu::cold]] void die(const char* what, uint64_t bytes) {
-  char live[32], cap[32];
-  std::snprintf(live, sizeof live, "%s", format_size(g_arena->live_bytes()).c_str());
-  std::snprintf(cap, sizeof cap, "%s", format_size(g_state.len).c_str());
-  std::fprintf(stderr,
-               "xsim: -xsim-fold: %s for a folded allocation of %llu bytes (%s live in folded allocations; "
-               "the folded address space of a native process is %s, the most mappings vm.max_map_count "
-               "allows). Run with more native processes (mpiexec -n), each of which folds its own ranks' "
-               "memory, or raise -xsim-fold so that fewer allocations fold.\n",
-               what, static_cast<unsigned long long>(bytes), live, cap);
+int g_map_errno = 0;  // the first failed mmap's errno while mapping a block
+
+long max_map_count() {
+  FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r");
+  long n = -1;
+  if (f) {
+    if (std::fscanf(f, "%ld", &n) != 1) n = -1;
+    std::fclose(f);
+  }
+  return n;
+}
+
+// Stops the run: the folded address space is used up (`mapping` false) or a mapping failed.
+[[noreturn, gnu::cold]] void die(bool mapping, uint64_t bytes) {
+  const std::string live = format_size(g_arena->live_bytes()), cap = format_size(g_state.len);
+  if (mapping)
+    std::fprintf(stderr,
+                 "xsim: -xsim-fold: mapping a folded allocation of %llu bytes failed (mmap: %s; %s live in folded "
+                 "allocations): a process may hold vm.max_map_count = %ld mappings, and each folded allocation "
+                 "takes about four, plus one per 256 MiB of its size. Raise it (sysctl -w vm.max_map_count=1048576, "
+                 "as root), or run with more native processes (mpiexec -n), each of which folds its own ranks' memory.\n",
+                 static_cast<unsigned long long>(bytes), std::strerror(g_map_errno), live.c_str(), max_map_count());
+  else
+    std::fprintf(stderr,
+                 "xsim: -xsim-fold: the folded address space of this native process (%s) is exhausted by a folded "
+                 "allocation of %llu bytes (%s live in folded allocations). Run with more native processes "
+                 "(mpiexec -n), each of which folds its own ranks' memory, or raise -xsim-fold so that fewer "
+                 "allocations fold.\n",
+                 cap.c_str(), static_cast<unsigned long long>(bytes), live.c_str());
+  std::fflush(stderr);
   native::abort_all(1);
   std::_Exit(1);
+}
+
+void note_map_failure(void* r) {
+  if (r == MAP_FAILED && g_map_errno == 0) g_map_errno = errno;
 }
 
 // Maps [first, end) to the shared block: file offset = address offset modulo its size, so that adjacent
@@ -89,16 +114,15 @@ char* at(uint64_t off) { return reinterpret_cast<char*>(g_state.base + off); }
 void map_shared(uint64_t first, uint64_t end) {
   while (first < end) {
     const uint64_t off = first % kSharedBytes, n = std::min(end - first, kSharedBytes - off);
-    if (mmap(at(first), n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, g_memfd, static_cast<off_t>(off)) ==
-        MAP_FAILED)
-      die("mapping the shared block failed", end - first);
+    note_map_failure(
+        mmap(at(first), n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, g_memfd, static_cast<off_t>(off)));
     first += n;
   }
 }
 void map_private(Span s) {
-  if (s.first < s.end && mmap(at(s.first), s.end - s.first, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) == MAP_FAILED)
-    die("mapping private pages failed", s.end - s.first);
+  if (s.first < s.end)
+    note_map_failure(mmap(at(s.first), s.end - s.first, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0));
 }
 bool overlap(Span a, Span b) { return a.first < b.end && b.first < a.end; }
 
@@ -145,11 +169,13 @@ bool rank_code() {
 
 // A folded block of `bytes`, or nullptr when this request does not fold.
 void* fold_alloc(uint64_t bytes, uint64_t align, bool zero) {
-  if (!g_arena || !rank_code() || align > FoldArena::kMaxAlign) return nullptr;
+  // A request larger than the whole folded range goes to glibc, which refuses it as natively (ENOMEM).
+  if (!g_arena || !rank_code() || align > FoldArena::kMaxAlign || bytes > g_state.len / 2) return nullptr;
   Guard g;
   std::optional<FoldArena::Block> b = g_arena->take(bytes, align);
-  if (!b) die("the folded address space is exhausted", bytes);
+  if (!b) die(false, bytes);
   map_block(*b);
+  if (g_map_errno) die(true, bytes);
   if (zero && !b->fresh) zero_edges(*b, bytes);
   g_state.allocations = g_arena->allocations();
   g_state.peak_bytes = g_arena->peak_live_bytes();
