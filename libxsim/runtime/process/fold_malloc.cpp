@@ -83,8 +83,9 @@ long max_map_count() {
   return n;
 }
 
-// Stops the run: the folded address space is used up (`mapping` false) or a mapping failed.
-[[noreturn, gnu::cold]] void die(bool mapping, uint64_t bytes) {
+// Stops the run: the folded address space is used up (`mapping` false) or a mapping failed (all of the folded
+// range below `mapped_end` was mapped whole).
+[[noreturn, gnu::cold]] void die(bool mapping, uint64_t bytes, uint64_t mapped_end = 0) {
   const std::string live = format_size(g_arena->live_bytes()), cap = format_size(g_state.len);
   if (mapping)
     std::fprintf(stderr,
@@ -101,6 +102,10 @@ long max_map_count() {
                  "allocations fold.\n",
                  cap.c_str(), static_cast<unsigned long long>(bytes), live.c_str());
   std::fflush(stderr);
+  // Folded memory is dropped, so that the native MPI's abort finds mappings to allocate: unmapped (mmap
+  // refuses while the process is over its limit, which a failed MAP_FIXED leaves it), up to the slot that
+  // failed, whose ends are mapping boundaries already (a split would need a mapping more).
+  if (mapping && mapped_end > 0) munmap(at(0), mapped_end);
   native::abort_all(1);
   std::_Exit(1);
 }
@@ -175,7 +180,7 @@ void* fold_alloc(uint64_t bytes, uint64_t align, bool zero) {
   std::optional<FoldArena::Block> b = g_arena->take(bytes, align);
   if (!b) die(false, bytes);
   map_block(*b);
-  if (g_map_errno) die(true, bytes);
+  if (g_map_errno) die(true, bytes, b->fresh ? b->slot : 0);
   if (zero && !b->fresh) zero_edges(*b, bytes);
   g_state.allocations = g_arena->allocations();
   g_state.peak_bytes = g_arena->peak_live_bytes();
