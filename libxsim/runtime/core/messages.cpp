@@ -8,7 +8,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "copy_bytes.hpp"
 #include "fold_range.hpp"
@@ -69,13 +68,6 @@ FreeBlock* g_free_small[2] = {nullptr, nullptr};
 }  // namespace
 
 Message* Message::create(uint64_t bytes) { return make_message(bytes); }
-Message* Message::create_folded(uint64_t bytes) {
-  void* p = std::malloc(sizeof(Message) + kFoldedPayload);
-  if (!p) message_alloc_failed(kFoldedPayload);
-  Message* m = static_cast<Message*>(p);
-  m->size_kind = bytes | kFoldedBit;  // kind kData
-  return m;
-}
 void Message::destroy(Message* m) {
   const uint64_t bytes = m->bytes();
   if (bytes <= kSmallPayload) [[likely]] {
@@ -101,42 +93,6 @@ int64_t ack_token(int id, uint32_t gen) { return (static_cast<int64_t>(id) << 32
 // keep only a test of a null pointer, and their own code stays as compact as before.
 [[gnu::noinline, gnu::cold]] void notify_sent(Observer* o, Rank& r, const Message& m) { o->sent(r, m); }
 [[gnu::noinline, gnu::cold]] void notify_received(Observer* o, Rank& r, const Message& m) { o->received(r, m); }
-
-// Memory folding (fold_range.hpp, docs/real-programs.md "Memory folding"): a contiguous send buffer inside a
-// folded allocation travels as its first and last kFoldEdge bytes; the full size is the message's.
-[[gnu::noinline]] Message* make_folded_message(const void* buf, uint64_t bytes) {
-  Message* m = Message::create_folded(bytes);
-  const char* b = static_cast<const char*>(buf);
-  std::memcpy(m->payload(), b, Message::kFoldEdge);
-  std::memcpy(m->payload() + Message::kFoldEdge, b + bytes - Message::kFoldEdge, Message::kFoldEdge);
-  ++fold::g_state.messages;
-  return m;
-}
-
-// Receives n > kFoldedPayload bytes, or any part of a folded message: a folded message writes its head and
-// (unless truncated) its tail; a full one into a folded contiguous buffer writes only its head and tail too
-// (the rest of folded memory is not kept). Anything else is copied or unpacked whole.
-[[gnu::noinline]] void receive_bulk(const Request& q, Message* m, uint64_t n, bool contiguous) {
-  constexpr uint64_t e = Message::kFoldEdge;
-  const char* src = m->payload();
-  if (!m->folded()) {
-    if (!contiguous) return native::unpack(src, n, q.buf, q.count, q.type);
-    if (!fold::folded_range(q.buf, n)) return (void)std::memcpy(q.buf, src, n);
-    std::memcpy(q.buf, src, e);
-    std::memcpy(static_cast<char*>(q.buf) + n - e, src + n - e, e);
-    return;
-  }
-  const uint64_t full = m->bytes(), head = std::min(n, e), tail = n == full ? std::min(n - head, e) : 0;
-  if (contiguous) {
-    std::memcpy(q.buf, src, head);
-    if (tail) std::memcpy(static_cast<char*>(q.buf) + n - tail, src + Message::kFoldedPayload - tail, tail);
-    return;
-  }
-  std::vector<char> whole(n);  // a derived datatype: unpacked from the full layout, the middle zeros
-  std::memcpy(whole.data(), src, head);
-  if (tail) std::memcpy(whole.data() + n - tail, src + Message::kFoldedPayload - tail, tail);
-  native::unpack(whole.data(), n, q.buf, q.count, q.type);
-}
 
 }  // namespace
 
