@@ -203,6 +203,21 @@ int64_t to_eager(std::string_view v, const std::string& where) {
   return static_cast<int64_t>(b);
 }
 
+constexpr uint64_t kMinFold = 64 * 1024;
+uint64_t to_fold(std::string_view v, const std::string& where) {
+  if (v == "off" || v == "0") return 0;
+  uint64_t b = 0;
+  try {
+    b = parse_size(v);
+  } catch (const std::invalid_argument& e) {
+    fail(where, std::string(e.what()) + "; give the smallest heap allocation to fold, e.g. 1M (or off)");
+  }
+  if (b < kMinFold)
+    fail(where, "fold size " + format_size(b) + " is too small; give at least 64K (e.g. 1M), or off: a folded "
+                "allocation keeps its first and last 4K, and smaller ones are libraries' buffers");
+  return b;
+}
+
 // RANK@TIME[,RANK@TIME...]: ranks are checked against np once it is known (parse_options).
 std::vector<std::pair<int64_t, SimTime>> to_faults(std::string_view v, const std::string& where) {
   std::vector<std::pair<int64_t, SimTime>> out;
@@ -575,6 +590,12 @@ constexpr OptionDef kOptions[] = {
     {"large-scale", "XSIM_LARGE_SCALE", "simulation", "large_scale", "auto|on|off",
      "prefetching and deferred delivery for many ranks per process (same results; auto: from 512 local ranks)",
      auto_mode_value<&Options::large_scale>()},
+    {"fold", "XSIM_FOLD", "memory", "fold", "off|SIZE",
+     "memory folding: a rank's heap allocations of at least SIZE share memory, their contents not kept but their "
+     "first and last 4K (for timing runs; docs/real-programs.md)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.fold = to_fold(v, w); },
+      [](const Options& o) { return o.fold ? format_size(o.fold) : std::string("off"); }, kString | kInteger,
+      "\"off\", a size string such as \"1M\" or a byte count"}},
     {"trace", "XSIM_TRACE", "output", "trace", "FILE",
      "trace every rank's MPI calls and messages in virtual time: FILE.otf2 (OTF2) and FILE.json (Chrome/Perfetto)",
      path_value<&Options::trace, kTraceWhat>("a file path string such as \"out/run1\""), "none (off)", "no trace"},
@@ -631,6 +652,7 @@ constexpr TableDef kTables[] = {
                 "    and [[network.level]] tables with topology, size and the level keys"},
     {"io", nullptr},
     {"faults", nullptr},
+    {"memory", nullptr},
     {"output", nullptr},
     {"kernels", "mode, preset, peak, bandwidth, overhead, [kernels.FAMILY] tables with efficiency,\n"
                 "    half_dim, overhead, and [kernels.symbols.NAME] tables with args, flops, bytes, efficiency,\n"
@@ -638,7 +660,7 @@ constexpr TableDef kTables[] = {
     {"node", nullptr},
 };
 // The order of the tables in to_toml ([network] last).
-constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "node", "model", "io", "faults", "kernels"};
+constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "node", "model", "io", "faults", "memory", "kernels"};
 
 std::vector<std::string> table_names() {
   std::vector<std::string> v;

@@ -116,6 +116,9 @@ struct Options {
   // [kernels.symbols.NAME]: functions inside the program modelled by name (kernel_symbols.hpp), active
   // under -xsim-kernels model.
   std::vector<SymbolModelSpec> kernel_symbols;
+  // -xsim-fold / [memory] fold: heap allocations of at least this many bytes that a virtual rank's
+  // application code makes are folded (docs/real-programs.md "Memory folding"). 0 (the default): off.
+  uint64_t fold = 0;
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   // Observation (docs/observability.md), TOML table [output].
   std::string trace;                      // -xsim-trace / [output] trace: base path of the trace files

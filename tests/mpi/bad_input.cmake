@@ -65,6 +65,10 @@ bad_input(node_host_negative 1 2 "-xsim-node-host: a node factor must be a posit
 bad_input(node_host_unmeasured 1 2 "-xsim-node-host memory: the node's memory_factor is not set. measure it with xsim-calibrate --node" ${BAD_OK} -xsim-node-host memory)
 bad_input(cpu_model_unknown 1 2 "-xsim-cpu: .*\"scaledd\".*did you mean scaled\\?" ${BAD_OK} -xsim-cpu scaledd)
 bad_input(stack_bad_unit 1 2 "-xsim-stack: .*\"256Q\"" ${BAD_OK} -xsim-stack 256Q)
+# memory folding: a size that does not parse, one too small to fold, the environment twin, the TOML key
+bad_input(fold_bad_unit 1 2 "-xsim-fold: .*\"12Q\".*e\\.g\\. 1M" ${BAD_OK} -xsim-fold 12Q)
+bad_input(fold_too_small 1 2 "-xsim-fold: fold size 4 KiB is too small. give at least 64K" ${BAD_OK} -xsim-fold 4K)
+bad_input(fold_env 1 2 "XSIM_FOLD: .*\"lots\"" env XSIM_FOLD=lots ${BAD_OK})
 bad_input(poll_cost_bad_unit 1 2 "-xsim-poll-cost: .*\"5 parsecs\"" ${BAD_OK} "-xsim-poll-cost=5 parsecs")
 bad_input(io_bw_zero 1 2 "-xsim-io-bw: .*" ${BAD_OK} -xsim-io-bw 0GB/s)
 bad_input(report_not_bool 1 2 "-xsim-report: \"maybe\" is not auto, on or off|-xsim-report: .*maybe" ${BAD_OK} -xsim-report maybe)
@@ -107,6 +111,10 @@ nq = 4
 bad_toml(key_in_wrong_table 2 "key_in_wrong_table\\.toml:2:[0-9]+: .*\"np\".*belongs in \\[simulation\\]" [=[
 [network]
 np = 4
+]=])
+bad_toml(fold_string 2 "fold_string\\.toml:2:[0-9]+: .*\"huge\"" [=[
+[memory]
+fold = "huge"
 ]=])
 bad_toml(np_string 2 "np_string\\.toml:2:[0-9]+: .*np" [=[
 [simulation]

@@ -1,6 +1,7 @@
 // What the engine's translation units share and nobody else needs (engine.cpp: construction and the window
 // loop; scheduler.cpp: resuming and switching ranks, their clocks; messages.cpp: sending, delivery, matching
-// and requests; deadlock.cpp: the deadlock report). Layer: libxsim/runtime/core (xsim_core), private to it.
+// and requests; fold_messages.cpp: folded messages; deadlock.cpp: the deadlock report).
+// Layer: libxsim/runtime/core (xsim_core), private to it.
 #pragma once
 #include <boost/context/fiber.hpp>
 
@@ -20,5 +21,11 @@ struct LaterArrival {
 // A fiber that ended through exit() can never be resumed or unwound: its continuation object is dropped
 // here without running its destructor (which would try to unwind the abandoned application stack).
 void forget(boost::context::fiber&& f);
+
+// Memory folding (fold_messages.cpp): a folded message of `bytes` (> Message::kFoldedPayload) from a send
+// buffer inside a folded allocation, and the receive of n > kFoldedPayload bytes or of a folded message
+// into the buffer of receive request `q`.
+[[gnu::noinline]] Message* make_folded_message(const void* buf, uint64_t bytes);
+[[gnu::noinline]] void receive_bulk(const Request& q, Message* m, uint64_t n, bool contiguous);
 
 }  // namespace xsim

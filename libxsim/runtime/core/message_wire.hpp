@@ -1,9 +1,9 @@
 // The wire format of simulated messages between native processes: what one window's native message carries
 // after native::Exchange's header (native/exchange.hpp frames it, this file fills and reads it). Each
-// simulated message travels as its Message header followed by its payload, back to back; the receiver
-// makes a fresh Message of the same size for each. Both processes run the same build, so the header's
-// layout needs no conversion. Layer: libxsim/runtime/core (xsim_core): Engine::route_remote packs,
-// Engine::run unpacks.
+// simulated message travels as its Message header followed by its payload (a folded message's: its head and
+// tail), back to back; the receiver makes a fresh Message of the same size for each. Both processes run
+// the same build, so the header's layout needs no conversion. Layer: libxsim/runtime/core (xsim_core):
+// Engine::route_remote packs, Engine::run unpacks.
 #pragma once
 #include <cstring>
 
@@ -14,7 +14,7 @@ namespace xsim::wire {
 
 // Appends `m` (header and payload) to the outbox for native process `proc`.
 inline void pack(native::Exchange& x, int proc, const Message& m) {
-  const size_t n = sizeof(Message) + m.bytes();
+  const size_t n = sizeof(Message) + m.stored_bytes();  // a folded message: its head and tail only
   std::memcpy(x.append(proc, n), &m, n);
 }
 
@@ -25,8 +25,8 @@ void unpack(const char* data, size_t n, Take&& take) {
   for (size_t at = 0; at < n;) {
     Message header;
     std::memcpy(static_cast<void*>(&header), data + at, sizeof header);
-    const uint64_t bytes = header.bytes();
-    Message* m = Message::create(bytes);
+    const uint64_t bytes = header.stored_bytes();
+    Message* m = header.folded() ? Message::create_folded(header.bytes()) : Message::create(bytes);
     std::memcpy(static_cast<void*>(m), data + at, sizeof(Message) + bytes);
     at += sizeof(Message) + bytes;
     take(m);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "copy_bytes.hpp"
+#include "fold_range.hpp"
 #include "engine_internal.hpp"
 #include "message_wire.hpp"
 #include "native/datatype.hpp"
@@ -115,12 +116,17 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   }
   const native::TypeFacts type_facts = native::type_facts(type);  // one look-up per message
   uint64_t bytes = count > 0 ? type_facts.size * static_cast<uint64_t>(count) : 0;
-  Message* m = make_message(bytes);
-  if (bytes) {
-    if (type_facts.contiguous)
-      copy_bytes(m->payload(), buf, bytes);
-    else
-      native::pack(buf, count, type, m->payload());
+  Message* m;
+  if (bytes > Message::kFoldedPayload && type_facts.contiguous && fold::folded_range(buf, bytes)) [[unlikely]] {
+    m = make_folded_message(buf, bytes);
+  } else {
+    m = make_message(bytes);
+    if (bytes) {
+      if (type_facts.contiguous)
+        copy_bytes(m->payload(), buf, bytes);
+      else
+        native::pack(buf, count, type, m->payload());
+    }
   }
   m->ctx = ctx;
   m->src = r.world;
@@ -540,7 +546,9 @@ inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime 
     n = capacity;
     q.set_error(MPI_ERR_TRUNCATE);
   }
-  if (n) {
+  if (n > Message::kFoldedPayload || m->folded()) [[unlikely]] {
+    receive_bulk(q, m, n, type_facts.contiguous);  // large data, or folded (memory folding)
+  } else if (n) {
     if (type_facts.contiguous)
       copy_bytes(q.buf, m->payload(), n);
     else

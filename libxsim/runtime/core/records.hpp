@@ -49,9 +49,16 @@ struct Message {
   // endpoint contention): the time its last byte is at the receiver is in ack_token when that is free (a
   // data message that is not synchronous: kDelayInAckBit), else kept by its engine (Engine::delayed_).
   static constexpr uint64_t kDelayedBit = uint64_t{1} << 63, kDelayInAckBit = uint64_t{1} << 62;
+  // Memory folding (-xsim-fold, docs/real-programs.md): a message sent from a folded buffer carries only the
+  // first and last kFoldEdge bytes of its data (kFoldedPayload, head then tail); bytes() stays the full size
+  // (matching, counts, timing). Messages::create_folded makes one; the payload is then always kFoldedPayload.
+  static constexpr uint64_t kFoldedBit = uint64_t{1} << 61;
+  static constexpr uint64_t kFoldEdge = 4096, kFoldedPayload = 2 * kFoldEdge;
   uint64_t bytes() const { return size_kind & kMaxBytes; }
-  int32_t kind() const { return static_cast<int32_t>((size_kind >> 56) & 0x3f); }
-  void set_kind(int32_t k) { size_kind = bytes() | static_cast<uint64_t>(k) << 56; }
+  int32_t kind() const { return static_cast<int32_t>((size_kind >> 56) & 0x1f); }
+  void set_kind(int32_t k) { size_kind = (size_kind & kFoldedBit) | bytes() | static_cast<uint64_t>(k) << 56; }
+  bool folded() const { return (size_kind & kFoldedBit) != 0; }
+  uint64_t stored_bytes() const { return folded() ? kFoldedPayload : bytes(); }  // the payload's own size
   bool delayed() const { return (size_kind & kDelayedBit) != 0; }
   // The bytes the network model times it by: the payload's, a rendezvous data message's model size, none
   // for the protocol's control messages.
@@ -61,6 +68,7 @@ struct Message {
   }
   char* payload() { return reinterpret_cast<char*>(this + 1); }
   static Message* create(uint64_t bytes);
+  static Message* create_folded(uint64_t bytes);  // bytes > kFoldedPayload: a folded message's block
   static void destroy(Message* m);
 };
 static_assert(sizeof(Message) + Message::kLinePayload == 64, "a small message is one cache line");

@@ -1,0 +1,61 @@
+// Memory folding on the message path (docs/real-programs.md "Memory folding"): folded messages, which carry
+// only the first and last Message::kFoldEdge bytes of a send buffer inside a folded allocation, and the
+// receive of large or folded data. Engine::send and Engine::match_recv (messages.cpp) call these out of
+// line, so that the unfolded path keeps one comparison each. Layer: libxsim/runtime/core (xsim_core).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "engine_internal.hpp"
+#include "fold_range.hpp"
+#include "native/datatype.hpp"
+
+namespace xsim {
+
+Message* Message::create_folded(uint64_t bytes) {
+  void* p = std::malloc(sizeof(Message) + kFoldedPayload);
+  if (!p) throw std::runtime_error("out of memory: cannot allocate a folded message");
+  Message* m = static_cast<Message*>(p);
+  m->size_kind = bytes | kFoldedBit;  // kind kData
+  return m;
+}
+
+// Memory folding (fold_range.hpp, docs/real-programs.md "Memory folding"): a contiguous send buffer inside a
+// folded allocation travels as its first and last kFoldEdge bytes; the full size is the message's.
+Message* make_folded_message(const void* buf, uint64_t bytes) {
+  Message* m = Message::create_folded(bytes);
+  const char* b = static_cast<const char*>(buf);
+  std::memcpy(m->payload(), b, Message::kFoldEdge);
+  std::memcpy(m->payload() + Message::kFoldEdge, b + bytes - Message::kFoldEdge, Message::kFoldEdge);
+  ++fold::g_state.messages;
+  return m;
+}
+
+// Receives n > kFoldedPayload bytes, or any part of a folded message: a folded message writes its head and
+// (unless truncated) its tail; a full one into a folded contiguous buffer writes only its head and tail too
+// (the rest of folded memory is not kept). Anything else is copied or unpacked whole.
+void receive_bulk(const Request& q, Message* m, uint64_t n, bool contiguous) {
+  constexpr uint64_t e = Message::kFoldEdge;
+  const char* src = m->payload();
+  if (!m->folded()) {
+    if (!contiguous) return native::unpack(src, n, q.buf, q.count, q.type);
+    if (!fold::folded_range(q.buf, n)) return (void)std::memcpy(q.buf, src, n);
+    std::memcpy(q.buf, src, e);
+    std::memcpy(static_cast<char*>(q.buf) + n - e, src + n - e, e);
+    return;
+  }
+  const uint64_t full = m->bytes(), head = std::min(n, e), tail = n == full ? std::min(n - head, e) : 0;
+  if (contiguous) {
+    std::memcpy(q.buf, src, head);
+    if (tail) std::memcpy(static_cast<char*>(q.buf) + n - tail, src + Message::kFoldedPayload - tail, tail);
+    return;
+  }
+  std::vector<char> whole(n);  // a derived datatype: unpacked from the full layout, the middle zeros
+  std::memcpy(whole.data(), src, head);
+  if (tail) std::memcpy(whole.data() + n - tail, src + Message::kFoldedPayload - tail, tail);
+  native::unpack(whole.data(), n, q.buf, q.count, q.type);
+}
+
+}  // namespace xsim
