@@ -8,8 +8,8 @@
 # __cxa_thread_atexit_impl) and libgfortran's _gfortran_set_options (to keep xsim's crash handlers in
 # Fortran programs), its I/O statements _gfortran_st_* and _gfortran_flush_i4/_i8 (each rank's own units),
 # and with xsim's own Fortran bindings (second argument ON) their entry points in every
-# mangling (mpi_send_, mpi_send, mpi_send__, MPI_SEND; ULFM: mpix_comm_*, MPIX_COMM_*): everything else is hidden (STYLE.md "Headers and
-# symbols").
+# mangling (mpi_send_, mpi_send, mpi_send__, MPI_SEND; ULFM: mpix_comm_*, MPIX_COMM_*): everything else is hidden
+# (docs/architecture.md §8).
 set -euo pipefail
 lib=$1
 fortran=${2:-OFF}
