@@ -10,6 +10,7 @@
 
 #include "config_util.hpp"
 #include "network_spec.hpp"
+#include "options.hpp"  // the TOML form of Options: the readers and printers of its tables
 
 namespace xsim::cfg {
 
