@@ -5,13 +5,14 @@
 # `install-deps.sh demo` installs only what libxsim.so and the C examples need (scripts/demo.sh): a C/C++
 # compiler, CMake, MPICH, Boost.Context, libunwind and toml++; configure then says what it leaves out.
 set -euo pipefail
-pkgs=(cmake g++ make pkg-config mpich libmpich-dev libboost-context-dev libunwind-dev libtomlplusplus-dev)
-if [ "${1:-all}" != demo ]; then
-  pkgs+=(openmpi-bin libopenmpi-dev libgtest-dev gfortran python3 binutils
-         libotf2-trace-dev otf2-tools python3-matplotlib)  # traces (OTF2, otf2-print) and tools/xsim-plot
-  pkgs+=(scalapack-mpi-test netpipe-mpich2)  # real MPI programs the suite runs unmodified (tests/mpi/packages.cmake)
-  pkgs+=(libopenmpi-dev openmpi-bin)  # Open MPI: fortran/gen_bindings.py reads its mpi.h; test fortran_bindings_openmpi
-  pkgs+=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh (gcc's libasan/libubsan come with g++)
+pkgs=(mpich libmpich-dev openmpi-bin libopenmpi-dev libboost-context-dev libunwind-dev libtomlplusplus-dev
+      libgtest-dev cmake g++ gfortran make pkg-config python3 binutils
+      libotf2-trace-dev otf2-tools python3-matplotlib)  # traces (OTF2, otf2-print) and tools/xsim-plot
+pkgs+=(scalapack-mpi-test netpipe-mpich2)  # real MPI programs the suite runs unmodified (tests/mpi/packages.cmake)
+pkgs+=(libopenmpi-dev openmpi-bin)  # Open MPI: fortran/gen_bindings.py reads its mpi.h; test fortran_bindings_openmpi
+pkgs+=(clang-14 libclang-rt-14-dev)  # libFuzzer for scripts/fuzz.sh (gcc's libasan/libubsan come with g++)
+if [ "${1:-all}" = demo ]; then
+  pkgs=(cmake g++ make pkg-config mpich libmpich-dev libboost-context-dev libunwind-dev libtomlplusplus-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
