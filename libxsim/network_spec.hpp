@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config_error.hpp"  // ConfigError, for every user of the config layer (options.hpp too)
 #include "xsim/netmodel/network.hpp"
 #include "xsim/simtime.hpp"
 

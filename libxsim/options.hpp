@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "config_error.hpp"
 #include "network_spec.hpp"
 #include "xsim/simtime.hpp"
 
 namespace xsim {
 
+// Bad input throws ConfigError (config_error.hpp, included through network_spec.hpp).
 enum class CpuModel { scaled, none };
 
 // The message model (docs/network-model.md). analytic: paper 004's L = sum of link latencies + size / min
