@@ -1,4 +1,4 @@
-// Cost of one network-model latency query (DESIGN.md §4: "tens of nanoseconds"), per topology, including
+// Cost of one network-model latency query (docs/architecture.md §4: "tens of nanoseconds"), per topology, including
 // hierarchical networks, at the sizes of real machines and at about a million endpoints. Prints ns per
 // message_latency() call over a fixed pseudo-random sequence of (src, dst, bytes) triples, measured in
 // thread CPU time (so other jobs on a shared machine do not count), and the seconds the constructor took;

@@ -11,6 +11,7 @@
 #include "config_util.hpp"
 #include "kernel_symbols.hpp"
 #include "network_spec.hpp"
+#include "options.hpp"  // the TOML form of Options: the readers and printers of its tables
 
 namespace xsim::cfg {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "options.hpp"
+#include "config_error.hpp"
 #include "xsim/simtime.hpp"
 
 namespace xsim::cfg {

@@ -1,5 +1,5 @@
-// Network configuration -> network model: turns a NetworkSpec (options.hpp) into a netmodel Network for a
-// given number of virtual ranks, and places the ranks on its cores (DESIGN.md §4-5, docs/network-config.md).
+// Network configuration -> network model: turns a NetworkSpec (network_spec.hpp) into a netmodel Network for a
+// given number of virtual ranks, and places the ranks on its cores (docs/architecture.md §4-5, docs/network-config.md).
 // Layer: libxsim config. Pure C++: no MPI, no fibers, no TOML.
 #pragma once
 #include <cstdint>
@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "options.hpp"
+#include "config_error.hpp"
+#include "network_spec.hpp"
 #include "xsim/netmodel/network.hpp"
 
 namespace xsim {

@@ -1,4 +1,4 @@
-// NetworkSpec: the simulated network as plain data (DESIGN.md §4-5, docs/network-config.md), its named
+// NetworkSpec: the simulated network as plain data (docs/architecture.md §4-5, docs/network-config.md), its named
 // presets and its inline form (-xsim-mn, xsim-net --mn). Layer: libxsim config.
 // options.hpp includes it (Options::network); network_config.hpp turns a spec into a network model.
 // The TOML form ([network], [[network.level]]) is read and written by network_toml.cpp.
@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "config_error.hpp"  // ConfigError, for every user of the config layer (options.hpp too)
 #include "xsim/netmodel/network.hpp"
 #include "xsim/simtime.hpp"
 
 namespace xsim {
 
-// One level of a network hierarchy (DESIGN.md §4, docs/network-config.md). Which fields a topology reads:
+// One level of a network hierarchy (docs/architecture.md §4, docs/network-config.md). Which fields a topology reads:
 //   star:         size {endpoints}, latency, bandwidth
 //   ring:         size {endpoints}, uni, latency, bandwidth
 //   mesh:         size {m0, m1, ...} or dims, latency, bandwidth

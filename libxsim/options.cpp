@@ -1,4 +1,4 @@
-// Options: defaults < TOML file < environment < command line (see options.hpp and DESIGN.md §5).
+// Options: defaults < TOML file < environment < command line (see options.hpp and docs/architecture.md §5).
 // One table, kOptions, describes every option once: its -xsim- name, environment twin, TOML table and key,
 // help, and how its value is read (from text, from a TOML value) and shown (help's default, to_toml). The
 // command line, the environment, the TOML file, help_text() and to_toml() are loops over it. The network

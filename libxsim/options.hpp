@@ -1,4 +1,4 @@
-// Options: everything a run can be configured with, as plain data (DESIGN.md §5).
+// Options: everything a run can be configured with, as plain data (docs/architecture.md §5).
 // Layer: libxsim config. Filled once at start-up from defaults < TOML file < environment < command line,
 // validated, then handed to constructors; nothing reads it through globals.
 // The network's own types, presets and inline form are in network_spec.hpp (included here).
@@ -16,12 +16,7 @@
 
 namespace xsim {
 
-// A configuration or command-line error: the message says what was wrong, where (file:line or option)
-// and how to fix it. The runtime prints it and exits with status 2 before any virtual rank starts.
-struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
+// Bad input throws ConfigError (config_error.hpp, included through network_spec.hpp).
 enum class CpuModel { scaled, none };
 
 // The message model (docs/network-model.md). analytic: paper 004's L = sum of link latencies + size / min
@@ -30,7 +25,8 @@ enum class CpuModel { scaled, none };
 // above it, and the contention model below.
 enum class NetModel { analytic, loggp };
 // loggp's contention: none; endpoint (each simulated node's injection and ejection link is a serial
-// resource); links (shared links of the route: not available yet, refused with a message).
+// resource); links (also every link of the route is shared by the messages that cross it, in the order they
+// left their nodes: docs/network-model.md "Link contention").
 enum class Contention { none, endpoint, links };
 constexpr uint64_t kDefaultEager = 64 * 1024;  // the eager limit when neither -xsim-eager nor a preset sets it
 

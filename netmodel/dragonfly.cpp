@@ -1,4 +1,4 @@
-// Dragonfly topology (Kim et al. 2008; 000 §V; DESIGN.md §4). Numbering, link pattern and routing rules
+// Dragonfly topology (Kim et al. 2008; 000 §V; docs/architecture.md §4). Numbering, link pattern and routing rules
 // are documented in xsim/netmodel/dragonfly.hpp and docs/network-topologies.md.
 // Entry/exit point (for a hierarchy of networks): router 0 of group 0.
 // A route is classified by its number of local links nl (0..6) and global links ng (0..2); every route

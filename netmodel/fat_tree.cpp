@@ -1,4 +1,4 @@
-// Fat tree: m-port n-tree (Lin, Chung, Huang 2004; 000 §VI; DESIGN.md §4). Numbering, link pattern and
+// Fat tree: m-port n-tree (Lin, Chung, Huang 2004; 000 §VI; docs/architecture.md §4). Numbering, link pattern and
 // routing rule are documented in xsim/netmodel/fat_tree.hpp and docs/network-topologies.md.
 // Entry/exit point (for a hierarchy of networks): top-level switch <0...0, 0>.
 // route() finds the number of trailing base-k digits in which src and dst differ (at most n - 1

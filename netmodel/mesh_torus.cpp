@@ -1,4 +1,4 @@
-// Mesh and torus topologies with dimension-order routing (004 §III, DESIGN.md §4). Link set, coordinates
+// Mesh and torus topologies with dimension-order routing (004 §III, docs/architecture.md §4). Link set, coordinates
 // and hop formulas are documented in xsim/netmodel/mesh_torus.hpp. Entry/exit point: the endpoint itself.
 #include "xsim/netmodel/mesh_torus.hpp"
 

@@ -1,4 +1,4 @@
-// Ring topology: n endpoints on a cycle, uni- or bidirectional (004 §III, DESIGN.md §4).
+// Ring topology: n endpoints on a cycle, uni- or bidirectional (004 §III, docs/architecture.md §4).
 // Entry/exit point: the endpoint itself. Hop formula in xsim/netmodel/ring.hpp.
 #include "xsim/netmodel/ring.hpp"
 

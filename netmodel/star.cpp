@@ -1,4 +1,4 @@
-// Star topology: `endpoints` endpoints around one central switch (004 §III, DESIGN.md §4).
+// Star topology: `endpoints` endpoints around one central switch (004 §III, docs/architecture.md §4).
 // Entry/exit point: the switch. Every route between two distinct endpoints is endpoint -> switch ->
 // endpoint, i.e. two links of the same latency and bandwidth; a route from an endpoint to itself is empty.
 #include <cstdint>

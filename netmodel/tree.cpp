@@ -1,4 +1,4 @@
-// Tree topology: k-ary tree of routers, endpoints at the leaves (004 §III, DESIGN.md §4). Structure, hop
+// Tree topology: k-ary tree of routers, endpoints at the leaves (004 §III, docs/architecture.md §4). Structure, hop
 // formula and entry/exit point are documented in xsim/netmodel/tree.hpp.
 #include "xsim/netmodel/tree.hpp"
 

@@ -1,4 +1,4 @@
-// Twisted torus topology (004 §III, DESIGN.md §4): the factory. The link set and the routing rule (the exact
+// Twisted torus topology (004 §III, docs/architecture.md §4): the factory. The link set and the routing rule (the exact
 // shortest path: min(ordered path, path through a hub), the hubs from a pair table, a hub-line table (3-D,
 // twisted_torus_lines.hpp) or hub rows; a documented path family where none applies) are specified in
 // xsim/netmodel/twisted_torus.hpp and docs/network-topologies.md; the class is in twisted_torus_impl.hpp,

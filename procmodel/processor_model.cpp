@@ -1,4 +1,4 @@
-// Processor models "none" and "scaled" (DESIGN.md §2).
+// Processor models "none" and "scaled" (docs/architecture.md §2).
 #include "xsim/procmodel/processor_model.hpp"
 
 #include <charconv>

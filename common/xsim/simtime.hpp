@@ -1,4 +1,4 @@
-// SimTime: virtual time as an integer count of picoseconds (DESIGN.md §2).
+// SimTime: virtual time as an integer count of picoseconds (docs/architecture.md §2).
 // Layer: common (header-only); every layer may include it. No MPI, no fibers.
 // Arithmetic that would overflow throws std::overflow_error; it never wraps.
 #pragma once

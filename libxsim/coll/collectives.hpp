@@ -1,4 +1,4 @@
-// Collective operations as point-to-point algorithms over a Transport (DESIGN.md §2 "Collectives").
+// Collective operations as point-to-point algorithms over a Transport (docs/architecture.md §2 "Collectives").
 // Layer: libxsim/coll; depends on coll/transport.hpp and native/datatype.hpp only.
 // Arguments follow the MPI standard for an intracommunicator of t.size() ranks (MPI_IN_PLACE included);
 // argument checking is the caller's job. The algorithm is chosen as MPICH 4 chooses by default, from

@@ -1,4 +1,4 @@
-// Exchange: the window barrier between native processes (DESIGN.md §3). At the end of each window every
+// Exchange: the window barrier between native processes (docs/architecture.md §3). At the end of each window every
 // process sends every other process exactly one native message on a communicator of its own: a fixed
 // header (its earliest next event, its unfinished ranks, its messages sent so far) followed by the
 // simulated messages it has for that process, packed back to back. No collective, no separate count

@@ -28,6 +28,9 @@ foreach(t p2p coll types comm abort cart crash conventions clock units ulfm samp
   target_link_libraries(fortran_${t} PRIVATE xsim MPI::MPI_Fortran)
   target_compile_options(fortran_${t} PRIVATE ${XSIM_FORTRAN_FLAGS})
 endforeach()
+# fortran_conventions passes an internal procedure as a callback: gfortran builds a trampoline on the stack,
+# so the program needs an executable stack; asked for explicitly, the linker does not warn about it
+target_link_options(fortran_conventions PRIVATE -Wl,-z,execstack)
 # emit_all and check (module fortran_test_util, `use mpi` inside: fortran_types itself stays on mpif.h),
 # compiled once, with its .mod in a folder of its own: each program that compiled it wrote the same .mod file
 # in one folder, and two of them at once under -j broke the build ("Cannot rename module file")

@@ -13,19 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      fprintf(stderr, "FAILED: rank %d: ", me);           \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fprintf(stderr, "\n");                              \
-      MPI_Abort(MPI_COMM_WORLD, 1);                       \
-    }                                                     \
-  } while (0)
-
 /* Each rank's output lines, printed by rank 0 in rank order at the end. */
 #define RANK_LOG_BYTES 2048
 #include "rank_log.h"
+
+#include "check.h"
 
 /* Exact times: A = world 0-3, B = world 4-7, leaders rank 0 of each. */
 static int timing(int me) {

@@ -15,18 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "rank_log.h"
 #include "xsim.h"
 
-#define CHECK(cond, ...)                                                 \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "FAILED: rank %d line %d: ", me, __LINE__);        \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fprintf(stderr, "\n");                                             \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                      \
-    }                                                                    \
-  } while (0)
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
 
 /* The whole file, read with plain C (rank 0 only). Returns its size in bytes; *data is malloc'ed. */

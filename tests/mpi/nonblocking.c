@@ -11,17 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "xsim.h"
-
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "rank %d: check failed: %s: ", rank, #cond);    \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-      MPI_Abort(MPI_COMM_WORLD, 2);                                   \
-    }                                                                 \
-  } while (0)
 
 static void persistent(int rank, int size) {
   int right = (rank + 1) % size, left = (rank + size - 1) % size;

@@ -1,4 +1,4 @@
-/* Point-to-point semantics in virtual time, checked against the formulas of DESIGN.md §2 with the
+/* Point-to-point semantics in virtual time, checked against the formulas of docs/architecture.md §2 with the
  * default ethernet network: L(s bytes) = 2 x 25 us + 8 s / 1e9 s, processor model "none",
  * poll cost 100 ns. Needs at least 4 ranks. Prints one line per check; exits 1 on the first failure. */
 #include <math.h>

@@ -16,18 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "rank_log.h"
 #include "xsim.h"
-
-#define CHECK(cond, ...)                                                 \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "FAILED: rank %d line %d: ", me, __LINE__);        \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fprintf(stderr, "\n");                                             \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                      \
-    }                                                                    \
-  } while (0)
 
 /* ---- fence: put, get, accumulate (SUM, REPLACE, derived datatypes), get_accumulate, attributes ---- */
 static void fence_epochs(Log* lg, int me, int np) {

@@ -2,7 +2,8 @@
 # Test driver for MPI programs under xsim. Usage:
 #   run.sh same N_LIST -- PROGRAM ARGS...   runs PROGRAM under mpiexec with each native process count in
 #                                           N_LIST ("1 2 3 4"); every run must exit 0, and the sorted
-#                                           stdout of every run must be identical (DESIGN.md §2).
+#                                           stdout of every run must be identical (docs/architecture.md §2)
+#                                           and not empty.
 #   run.sh expect-stdout N REGEX -- PROGRAM ARGS...   one run; stdout must match the extended REGEX. With
 #                                           a list of counts ("1 2 3"), one run each: all must match and
 #                                           their sorted stdout must be identical.
@@ -44,7 +45,7 @@ run() {  # run N OUT ERR PROGRAM ARGS...  -> exit code
 }
 
 # same_as_first N COMMAND...: the sorted stdout of the run with N processes must equal that of the first run checked
-# (`first`, set by the first call) — the determinism rule of DESIGN.md §2.
+# (`first`, set by the first call) — the determinism rule of docs/architecture.md §2.
 first=""
 same_as_first() {  # same_as_first N COMMAND...
   local n=$1; shift
@@ -67,6 +68,8 @@ case "$mode" in
       same_as_first "$n" "$@"
     done
     cat "$tmp/out.$first"
+    # two empty outputs are identical and prove nothing: the program must print what it computed
+    if [ ! -s "$tmp/out.$first" ]; then echo "FAIL: no output to compare (N in {$nlist}): $*"; exit 1; fi
     echo "same output for N in {$nlist}: $(wc -l < "$tmp/out.$first") lines"
     ;;
   expect-stdout)

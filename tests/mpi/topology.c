@@ -15,15 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                  \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      fprintf(stderr, "FAILED: rank %d: ", me);           \
-      fprintf(stderr, __VA_ARGS__);                       \
-      fprintf(stderr, "\n");                              \
-      MPI_Abort(MPI_COMM_WORLD, 1);                       \
-    }                                                     \
-  } while (0)
+#include "check.h"
 
 #define UNTOUCHED (-7)
 

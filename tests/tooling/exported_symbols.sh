@@ -10,7 +10,8 @@
 # and with xsim's own Fortran bindings (second argument ON) their entry points in every
 # mangling (mpi_send_, mpi_send, mpi_send__, MPI_SEND; ULFM: mpix_comm_*, MPIX_COMM_*), and the BLAS kernels of
 # the kernel models, s and d, Fortran and CBLAS spellings (dgemm_, cblas_dgemm; process/blas_fortran.cpp,
-# blas_cblas.cpp): everything else is hidden (STYLE.md "Headers and symbols").
+# blas_cblas.cpp), and the allocator (malloc & co., process/fold_malloc.cpp): everything else is hidden
+# (docs/architecture.md §8).
 set -euo pipefail
 lib=$1
 fortran=${2:-OFF}

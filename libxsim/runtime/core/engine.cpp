@@ -1,6 +1,6 @@
 // Engine (engine.hpp): construction (which ranks this native process owns, their stacks, the lookahead),
 // teardown and the run: the loop of conservative windows and the exchange of messages between native
-// processes (DESIGN.md §3). The scheduler, the message path and the deadlock report are in scheduler.cpp,
+// processes (docs/architecture.md §3). The scheduler, the message path and the deadlock report are in scheduler.cpp,
 // messages.cpp and deadlock.cpp. Also libc's clock_gettime for xsim's own host clock (host_clock.hpp).
 #include "engine.hpp"
 

@@ -1,4 +1,4 @@
-// Engine: one native process's share of the simulation (DESIGN.md §2-3): the virtual ranks it owns, their
+// Engine: one native process's share of the simulation (docs/architecture.md §2-3): the virtual ranks it owns, their
 // clocks and fibers, message matching in virtual arrival order, the time-ordered scheduler and the
 // conservative windows that synchronise native processes. Layer: libxsim/runtime/core (xsim_core).
 // Fiber contract: the scheduler runs on the native thread's own stack; rank code (the application and

@@ -9,7 +9,7 @@
 
 namespace xsim {
 
-// Arrival order: earliest t_arrive first; ties by lowest source, then send order (DESIGN.md §2).
+// Arrival order: earliest t_arrive first; ties by lowest source, then send order (docs/architecture.md §2).
 struct LaterArrival {
   bool operator()(const Message* a, const Message* b) const {
     if (a->t_arrive != b->t_arrive) return a->t_arrive > b->t_arrive;

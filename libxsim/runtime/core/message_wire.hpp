@@ -7,8 +7,8 @@
 #pragma once
 #include <cstring>
 
-#include "engine.hpp"
 #include "native/exchange.hpp"
+#include "records.hpp"
 
 namespace xsim::wire {
 

@@ -1,5 +1,5 @@
-// The engine's records (DESIGN.md §2): a message in flight, a request, what a blocked rank waits for, and one
-// virtual rank's record with its clock, fiber and queues. Layer: libxsim/runtime/core (xsim_core); the
+// The engine's records (docs/architecture.md §2): a message in flight, a request, what a blocked rank waits for,
+// and one virtual rank's record with its clock, fiber and queues. Layer: libxsim/runtime/core (xsim_core); the
 // MPI layer reads them through Engine. Not thread-safe: one native process = one OS thread.
 #pragma once
 #include <mpi.h>

@@ -1,4 +1,4 @@
-// The end-of-run report (DESIGN.md §6): simulated time, per-rank compute/MPI split (min/avg/max),
+// The end-of-run report (docs/architecture.md §6): simulated time, per-rank compute/MPI split (min/avg/max),
 // messages and bytes, and the simulator's own cost. Collective over native processes (PMPI reductions);
 // printed once, by native process 0, on stderr. Called from the scheduler after the run.
 #pragma once

@@ -1,4 +1,4 @@
-// Start-up takeover (DESIGN.md §1): xsim interposes __libc_start_main so that, in an MPI application,
+// Start-up takeover (docs/architecture.md §1): xsim interposes __libc_start_main so that, in an MPI application,
 // the program's main runs once per virtual rank on its own fiber, under the engine. In every other
 // process (mpiexec, its proxies, shells: anything whose executable imports no MPI_Init/mpi_init_) the
 // takeover stays inert. Also interposes exit() so that it ends only the calling virtual rank (in a child
@@ -175,7 +175,7 @@ double wall_now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Privatization for this native process (DESIGN.md §7, docs/privatization.md), decided before any rank
+// Privatization for this native process (docs/architecture.md §7, docs/privatization.md), decided before any rank
 // runs, and the check that its ranks fit in memory. On failure returns nullptr with `error` set.
 constexpr uint64_t kStackTouchedMin = 8 * 1024;  // stack pages every rank touches: start frame, argv, MPI calls
 

@@ -1,4 +1,4 @@
-// Dragonfly network (Kim et al. 2008; 000 §V; DESIGN.md §4): p endpoints per router, a routers per group,
+// Dragonfly network (Kim et al. 2008; 000 §V; docs/architecture.md §4): p endpoints per router, a routers per group,
 // h global links per router, g groups, consecutive global arrangement, minimal or Valiant routing.
 // Layer: netmodel (pure library). The full rules (numbering, links, routes, hop formulas) are in
 // docs/network-topologies.md; the short version:

@@ -1,4 +1,4 @@
-// Fat tree: the m-port n-tree of Lin, Chung and Huang (2004), as used by 000 §VI (DESIGN.md §4).
+// Fat tree: the m-port n-tree of Lin, Chung and Huang (2004), as used by 000 §VI (docs/architecture.md §4).
 // Layer: netmodel (pure library). Full rules in docs/network-topologies.md; the short version, with
 // k = m/2:
 //

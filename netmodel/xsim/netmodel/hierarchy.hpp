@@ -1,4 +1,4 @@
-// Hierarchical networks (004 §III "hierarchical combinations", DESIGN.md §4): level 0 is the outermost
+// Hierarchical networks (004 §III "hierarchical combinations", docs/architecture.md §4): level 0 is the outermost
 // (system) network; every endpoint of level i is a whole copy of level i+1 (a node holds sockets, a socket
 // holds cores). Cores are numbered with the innermost level fastest: core = ((i0 * E1) + i1) * E2 + i2...
 // A message between two cores uses only the innermost network that contains both; on every level inside

@@ -1,4 +1,4 @@
-// Mesh and torus topologies (004 §III, DESIGN.md §4). Layer: netmodel (pure library).
+// Mesh and torus topologies (004 §III, docs/architecture.md §4). Layer: netmodel (pure library).
 //
 // Coordinates: a network of dims = [m_0, ..., m_{D-1}] has m_0 * ... * m_{D-1} endpoints, one per grid
 // point; every endpoint is its own router (entry/exit point: the endpoint itself). Endpoint (rank) r has

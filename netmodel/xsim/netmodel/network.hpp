@@ -1,5 +1,5 @@
 // Network: the analytic message-latency model L = sum of link latencies on the route + size / b_min
-// (+ per-message overheads, default 0) of DESIGN.md §4. Layer: netmodel (pure library: no MPI, no fibers,
+// (+ per-message overheads, default 0) of docs/architecture.md §4. Layer: netmodel (pure library: no MPI, no fibers,
 // no TOML). Endpoints are numbered 0..endpoints()-1. Objects are immutable after construction and safe to
 // query from any thread. A latency query must be cheap (it runs once per simulated message).
 #pragma once

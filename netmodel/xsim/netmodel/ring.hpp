@@ -1,4 +1,4 @@
-// Ring topology (004 §III, DESIGN.md §4). Layer: netmodel (pure library).
+// Ring topology (004 §III, docs/architecture.md §4). Layer: netmodel (pure library).
 #pragma once
 #include <cstdint>
 #include <memory>

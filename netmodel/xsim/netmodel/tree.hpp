@@ -1,4 +1,4 @@
-// Tree topology (004 §III "Tree", DESIGN.md §4). Layer: netmodel (pure library).
+// Tree topology (004 §III "Tree", docs/architecture.md §4). Layer: netmodel (pure library).
 //
 // A k-ary tree of routers with the endpoints as its leaves. depth = the smallest D >= 1 with k^D >= n
 // (n = endpoints). Routers sit on levels 0 (the root) .. D-1; the endpoints form level D. Endpoint e is

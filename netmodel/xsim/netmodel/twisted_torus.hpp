@@ -1,4 +1,4 @@
-// Twisted torus topology (004 §III "Twisted Torus", DESIGN.md §4). Layer: netmodel (pure library).
+// Twisted torus topology (004 §III "Twisted Torus", docs/architecture.md §4). Layer: netmodel (pure library).
 //
 // Parameters: dims = [m_0, ..., m_{D-1}], wrap (one 0/1 per dimension, as for the torus), toroidal degree
 // g (0 <= g < D) and jump vector J (one integer per dimension). Coordinates and rank numbering are those

@@ -1,4 +1,4 @@
-// ProcessorModel: turns the host time a virtual rank really computed into virtual time (DESIGN.md §2).
+// ProcessorModel: turns the host time a virtual rank really computed into virtual time (docs/architecture.md §2).
 // Layer: procmodel (pure library: no MPI, no fibers). Immutable after construction.
 #pragma once
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Nonblocking collectives (DESIGN.md §2 "Collectives"). A collective started by MPI_I<coll> runs the same
+// Nonblocking collectives (docs/architecture.md §2 "Collectives"). A collective started by MPI_I<coll> runs the same
 // point-to-point algorithm as its blocking form, on a small fiber of its own that belongs to the calling
 // rank. Its waits never block: when a step needs messages that have not arrived yet, the fiber suspends
 // and the rank goes on with its work. The rank's completion calls (MPI_Wait*, MPI_Test*, MPI_Probe,
