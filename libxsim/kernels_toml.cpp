@@ -40,6 +40,7 @@ constexpr double kMaxEfficiency = 2.0;
 std::vector<std::string> table_keys(const std::vector<std::string>& row_keys) {
   std::vector<std::string> v = row_keys;
   v.insert(v.end(), std::begin(kParamKeys), std::end(kParamKeys));
+  v.push_back("exec");
   for (const std::string& f : proc::kernel_names()) v.push_back(f + " (table)");
   for (const auto& s : kKernelSubtables) v.push_back(std::string(s.name) + " (table)");
   return v;
@@ -115,6 +116,25 @@ void read_family(const TomlReader& r, const toml::table& t, Kernel k, proc::Kern
 
 }  // namespace
 
+namespace {
+// [kernels] exec = ["iamax", "copy", ...]: family names.
+void read_exec(const TomlReader& r, const toml::node& n, std::vector<Kernel>& out) {
+  const toml::array* a = n.as_array();
+  if (!a) r.wrong_type(n, "kernels", "exec", "an array of kernel family names (e.g. [\"iamax\", \"copy\"])");
+  out.clear();
+  for (const toml::node& e : *a) {
+    const std::optional<std::string> name = e.value<std::string>();
+    if (!name) r.wrong_type(e, "kernels", "exec", "kernel family names (strings)");
+    const std::optional<Kernel> k = proc::kernel_from_name(*name);
+    if (!k)
+      fail(TomlReader::where(r.at(e), "kernels", "exec"), "unknown kernel family " + quoted(*name) +
+                                                              "; the families are " + join(proc::kernel_names()) +
+                                                              suggestion(*name, proc::kernel_names()));
+    if (std::find(out.begin(), out.end(), *k) == out.end()) out.push_back(*k);
+  }
+}
+}  // namespace
+
 void read_kernels_entry(const TomlReader& r, const toml::key& key, const toml::node& n, Options& o,
                         const std::vector<std::string>& row_keys) {
   const std::string_view name = key.str();
@@ -122,6 +142,7 @@ void read_kernels_entry(const TomlReader& r, const toml::key& key, const toml::n
   if (name == "peak") return void(p.peak = read_peak(r, n));
   if (name == "bandwidth") return void(p.bandwidth = read_bandwidth(r, n));
   if (name == "overhead") return void(p.overhead_ps = read_overhead(r, n, "kernels"));
+  if (name == "exec") return read_exec(r, n, o.kernels.exec);
   for (const auto& s : kKernelSubtables) {
     if (name != s.name) continue;
     if (!n.is_table()) r.wrong_type(n, "kernels", name, "a table ([kernels." + std::string(name) + "])");
@@ -145,7 +166,7 @@ void read_kernels_entry(const TomlReader& r, const toml::key& key, const toml::n
 
 bool is_kernels_home_key(std::string_view key) {
   return std::find(std::begin(kParamKeys), std::end(kParamKeys), key) != std::end(kParamKeys) ||
-         key == "efficiency" || key == "half_dim";
+         key == "efficiency" || key == "half_dim" || key == "exec";
 }
 
 KernelMode to_kernel_mode(std::string_view v, const std::string& where) {
@@ -192,6 +213,12 @@ std::string kernels_to_toml(const Options& o) {
   if (p.bandwidth >= 0) s += "bandwidth = " + bandwidth_text(p.bandwidth) + "\n";
   else s += "# bandwidth not set: the preset's\n";
   if (p.overhead_ps >= 0) s += "overhead = " + toml_string(format_time(SimTime::from_ps(p.overhead_ps))) + "\n";
+  if (!o.kernels.exec.empty()) {
+    s += "exec = [";
+    for (size_t i = 0; i < o.kernels.exec.size(); ++i)
+      s += (i ? ", " : "") + toml_string(proc::kernel_name(o.kernels.exec[i]));
+    s += "]\n";
+  }
   for (int i = 0; i < proc::kKernelCount; ++i) {
     const proc::KernelFamilyParams& f = p.family[static_cast<size_t>(i)];
     if (f == proc::KernelFamilyParams{}) continue;

@@ -204,8 +204,17 @@ int64_t to_eager(std::string_view v, const std::string& where) {
 }
 
 constexpr uint64_t kMinFold = 64 * 1024;
-uint64_t to_fold(std::string_view v, const std::string& where) {
+uint64_t to_fold(std::string_view v, const std::string& where, bool* shared) {
+  *shared = false;
   if (v == "off" || v == "0") return 0;
+  if (const size_t c = v.rfind(':'); c != std::string_view::npos) {
+    const std::string_view backing = v.substr(c + 1);
+    if (backing != "shared" && backing != "private")
+      fail(where, "unknown fold backing " + quoted(backing) + "; give SIZE, SIZE:private (the default: a rank's "
+                  "writes are its own) or SIZE:shared (one shared block: bounded memory, writes alias)");
+    *shared = backing == "shared";
+    v = v.substr(0, c);
+  }
   uint64_t b = 0;
   try {
     b = parse_size(v);
@@ -590,11 +599,14 @@ constexpr OptionDef kOptions[] = {
     {"large-scale", "XSIM_LARGE_SCALE", "simulation", "large_scale", "auto|on|off",
      "prefetching and deferred delivery for many ranks per process (same results; auto: from 512 local ranks)",
      auto_mode_value<&Options::large_scale>()},
-    {"fold", "XSIM_FOLD", "memory", "fold", "off|SIZE",
-     "memory folding: a rank's heap allocations of at least SIZE share memory, their contents not kept but their "
-     "first and last 4K (for timing runs; docs/real-programs.md)",
-     {[](Options& o, std::string_view v, const std::string& w) { o.fold = to_fold(v, w); },
-      [](const Options& o) { return o.fold ? format_size(o.fold) : std::string("off"); }, kString | kInteger,
+    {"fold", "XSIM_FOLD", "memory", "fold", "off|SIZE[:private|:shared]",
+     "memory folding: a rank's heap allocations of at least SIZE get address space but memory only where written "
+     "(private) or one shared block (shared); messages carry only their first and last 4K (for timing runs; "
+     "docs/real-programs.md)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.fold = to_fold(v, w, &o.fold_shared); },
+      [](const Options& o) {
+        return o.fold ? format_size(o.fold) + (o.fold_shared ? ":shared" : "") : std::string("off");
+      }, kString | kInteger,
       "\"off\", a size string such as \"1M\" or a byte count"}},
     {"trace", "XSIM_TRACE", "output", "trace", "FILE",
      "trace every rank's MPI calls and messages in virtual time: FILE.otf2 (OTF2) and FILE.json (Chrome/Perfetto)",

@@ -51,6 +51,9 @@ struct KernelOptions {
   KernelMode mode = KernelMode::exec;  // -xsim-kernels / [kernels] mode
   std::string preset;                  // -xsim-kernel-preset / [kernels] preset ("": none)
   proc::KernelParams params;           // the [kernels] keys and [kernels.FAMILY] tables given (others: -1)
+  // [kernels] exec: families run as they are even under model (a program whose control flow reads what they
+  // compute, as HPL reads its pivots): the default, none.
+  std::vector<proc::Kernel> exec;
 };
 // The parameters in effect: the preset's, each replaced by the key given.
 proc::KernelParams kernel_params(const KernelOptions& k);
@@ -115,6 +118,10 @@ struct Options {
   // -xsim-fold / [memory] fold: heap allocations of at least this many bytes that a virtual rank's
   // application code makes are folded (docs/real-programs.md "Memory folding"). 0 (the default): off.
   uint64_t fold = 0;
+  // -xsim-fold SIZE:shared: every folded allocation maps one shared block (memory bounded whatever the
+  // ranks write, but their writes alias each other); default (SIZE or SIZE:private): pages a rank writes are
+  // its own, so what it writes it reads back (a program's pivots and indices), and memory is what is written.
+  bool fold_shared = false;
   bool print_config = false;              // -xsim-print-config: print the effective configuration
   // Observation (docs/observability.md), TOML table [output].
   std::string trace;                      // -xsim-trace / [output] trace: base path of the trace files

@@ -195,7 +195,19 @@ int host_main(int argc, char** argv) {
                 "Load it with -xsim-config FILE (docs/real-programs.md)."};
   PeakInfo peak = host_peak();
   if (a.flops_per_cycle > 0) peak.flops_per_cycle = a.flops_per_cycle, peak.flops_how = "--flops-per-cycle";
-  if (a.clock_ghz > 0) peak.clock_hz = a.clock_ghz * 1e9, peak.clock_how = "--clock";
+  if (a.clock_ghz > 0) {
+    peak.clock_hz = a.clock_ghz * 1e9, peak.clock_how = "--clock";
+  } else if (a.kernels && peak.flops_per_cycle > 0) {
+    // The clock the cores really run at: an FMA loop at full throughput does flops_per_cycle a cycle.
+    const double fma = measured_fma_peak();
+    if (fma > 0) {
+      char how[160];
+      std::snprintf(how, sizeof how, "an FMA loop at full throughput (%.3f GF/s; /proc/cpuinfo says %.3f GHz)", fma / 1e9,
+                    peak.clock_hz / 1e9);
+      peak.clock_hz = fma / peak.flops_per_cycle;
+      peak.clock_how = how;
+    }
+  }
   if (a.kernels && !(peak.clock_hz > 0))
     usage_error("cannot find this CPU's clock in /proc/cpuinfo or sysfs; give it with --clock GHZ");
   BlasBench b;

@@ -26,6 +26,10 @@ PeakInfo peak_from_cpuinfo(const std::string& cpuinfo);
 
 // The same from this host: /proc/cpuinfo, else sysfs base_frequency for the clock.
 PeakInfo host_peak();
+// One core's attainable double-precision flop/s, measured: independent chains of AVX-512 (else AVX2) FMAs
+// timed in the thread's CPU time, the best of several passes; 0 without AVX2+FMA. It runs at the clock the
+// core really holds (turbo included), which /proc/cpuinfo does not give inside a virtual machine.
+double measured_fma_peak();
 
 // Bytes of the largest cache (sysfs, else sysconf); 32 MiB when neither says.
 uint64_t last_level_cache();

@@ -11,6 +11,7 @@
 #include "engine_internal.hpp"
 #include "fold_range.hpp"
 #include "native/datatype.hpp"
+#include "native/flatten.hpp"
 
 namespace xsim {
 
@@ -33,6 +34,29 @@ Message* make_folded_message(const void* buf, uint64_t bytes) {
   return m;
 }
 
+// A full message of n packed bytes unpacked into a derived datatype while folding is on: a run of the type
+// map that lies in folded memory gets only the bytes at the message's first and last kFoldEdge (as a
+// contiguous folded buffer does: HPL's panel, a struct of matrix columns and its pivots last); the others
+// are written whole.
+void unpack_folding(const char* src, uint64_t n, const Request& q) {
+  constexpr uint64_t e = Message::kFoldEdge;
+  char* base = static_cast<char*>(q.buf);
+  uint64_t pos = 0;
+  for (const native::Run& r : native::flatten(q.type, q.count)) {
+    if (pos >= n) break;
+    const uint64_t len = std::min<uint64_t>(static_cast<uint64_t>(r.length), n - pos);
+    char* dst = base + r.offset;
+    if (!fold::folded_range(dst, len)) {
+      std::memcpy(dst, src + pos, len);
+    } else {
+      if (pos < e) std::memcpy(dst, src + pos, std::min(len, e - pos));
+      const uint64_t lo = std::max(pos, n > e ? n - e : 0);
+      if (lo < pos + len) std::memcpy(dst + (lo - pos), src + lo, pos + len - lo);
+    }
+    pos += len;
+  }
+}
+
 // Receives n > kFoldedPayload bytes, or any part of a folded message: a folded message writes its head and
 // (unless truncated) its tail; a full one into a folded contiguous buffer writes only its head and tail too
 // (the rest of folded memory is not kept). Anything else is copied or unpacked whole.
@@ -40,7 +64,7 @@ void receive_bulk(const Request& q, Message* m, uint64_t n, bool contiguous) {
   constexpr uint64_t e = Message::kFoldEdge;
   const char* src = m->payload();
   if (!m->folded()) {
-    if (!contiguous) return native::unpack(src, n, q.buf, q.count, q.type);
+    if (!contiguous) return fold::g_state.len ? unpack_folding(src, n, q) : native::unpack(src, n, q.buf, q.count, q.type);
     if (!fold::folded_range(q.buf, n)) return (void)std::memcpy(q.buf, src, n);
     std::memcpy(q.buf, src, e);
     std::memcpy(static_cast<char*>(q.buf) + n - e, src + n - e, e);

@@ -20,6 +20,7 @@ bool xsim_blas_model = false;
 }
 
 namespace xsim::blas {
+bool g_family_exec[proc::kKernelCount] = {};
 
 namespace {
 std::optional<proc::KernelModel> g_kernel_model;
@@ -76,6 +77,7 @@ void start(const Options& opt, int proc) {
   xsim_blas_model = opt.kernels.mode == KernelMode::model;
   if (!xsim_blas_model) return;
   g_kernel_model.emplace(kernel_params(opt.kernels));
+  for (proc::Kernel k : opt.kernels.exec) g_family_exec[static_cast<size_t>(k)] = true;
   kernel_tally().model = &*g_kernel_model;
   if (proc == 0 && !dlsym(RTLD_NEXT, "dgemm_") && !dlsym(RTLD_NEXT, "cblas_dgemm") && !program_imports_blas())
     std::fprintf(stderr,

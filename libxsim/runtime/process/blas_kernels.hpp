@@ -27,6 +27,8 @@ inline bool modelled() {
   return t_simulation_thread && g_engine && g_engine->in_rank() && g_engine->current().mpi_depth == 0;
 }
 
+// [kernels] exec: the families run as they are even under the model (by proc::Kernel), set at start-up.
+extern bool g_family_exec[proc::kKernelCount];
 // One call's shape (proc::KernelCall's fields).
 inline proc::KernelCall shape(proc::Kernel k, bool single, int64_t m, int64_t n, int64_t kk = 0, bool right = false,
                               bool trans = false) {
@@ -67,7 +69,7 @@ void start(const Options& opt, int proc);
   extern "C" {                                                                                         \
   __attribute__((visibility("hidden"))) void* xsim_blas_real_##NAME = nullptr;                         \
   __attribute__((visibility("hidden"), used, noinline)) RET xsim_blas_slow_##NAME PARAMS {             \
-    if (::xsim::blas::modelled()) {                                                                    \
+    if (::xsim::blas::modelled() && !::xsim::blas::g_family_exec[static_cast<size_t>((SHAPE).kernel)]) { \
       ::xsim::blas::charge(#NAME, SHAPE);                                                              \
       return VALUE;                                                                                    \
     }                                                                                                  \

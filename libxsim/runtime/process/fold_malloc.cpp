@@ -54,6 +54,7 @@ uint64_t g_threshold = UINT64_MAX;  // requests of at least this many bytes may 
 alignas(FoldArena) unsigned char g_arena_storage[sizeof(FoldArena)];
 FoldArena* g_arena = nullptr;
 int g_memfd = -1;
+bool g_shared_backing = false;  // -xsim-fold SIZE:shared (map_shared maps the shared block)
 std::atomic_flag g_lock = ATOMIC_FLAG_INIT;  // a native thread may free folded memory
 bool g_busy = false;                         // inside the arena: its own allocations never fold
 
@@ -117,6 +118,12 @@ void note_map_failure(void* r) {
 // Maps [first, end) to the shared block: file offset = address offset modulo its size, so that adjacent
 // spans line up in the file and the kernel merges their mappings.
 void map_shared(uint64_t first, uint64_t end) {
+  if (!g_shared_backing) {  // private backing: memory only where the rank writes (one mapping, merged)
+    if (first < end)
+      note_map_failure(mmap(at(first), end - first, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0));
+    return;
+  }
   while (first < end) {
     const uint64_t off = first % kSharedBytes, n = std::min(end - first, kSharedBytes - off);
     note_map_failure(
@@ -219,8 +226,9 @@ size_t libc_usable_size(void* p) {
 
 }  // namespace
 
-std::string start(uint64_t threshold) {
+std::string start(uint64_t threshold, bool shared) {
   if (threshold == 0) return {};
+  g_shared_backing = shared;
   void* r = MAP_FAILED;
   uint64_t len = kReserveMax;
   for (; len >= kReserveMin; len /= 2) {
@@ -341,7 +349,7 @@ XSIM_MALLOC_EXPORT size_t malloc_usable_size(void* p) {
 #else  // AddressSanitizer replaces malloc: no folding
 
 namespace xsim::fold {
-std::string start(uint64_t threshold) {
+std::string start(uint64_t threshold, bool) {
   if (threshold == 0) return {};
   return "-xsim-fold is not available in a build with AddressSanitizer (it replaces malloc itself); use a "
          "build without XSIM_SANITIZE=address, or run without -xsim-fold";

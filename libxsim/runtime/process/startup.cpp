@@ -430,7 +430,7 @@ int xsim_main(int argc, char** argv, char** envp) {
   const int64_t nlocal = blocks[static_cast<size_t>(proc) + 1] - blocks[static_cast<size_t>(proc)];
   std::string priv_note, priv_error;
   std::unique_ptr<privatize::Privatizer> priv = setup_privatization(opt, nlocal, proc, priv_note, priv_error);
-  if (priv_error.empty()) priv_error = fold::start(opt.fold);  // memory folding (fold_malloc.cpp)
+  if (priv_error.empty()) priv_error = fold::start(opt.fold, opt.fold_shared);  // memory folding (fold_malloc.cpp)
   int64_t first_failed = priv_error.empty() ? std::numeric_limits<int64_t>::max() : proc;
   if (nprocs > 1) native::allreduce_min(&first_failed, 1);
   if (first_failed != std::numeric_limits<int64_t>::max()) {
