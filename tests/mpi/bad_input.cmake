@@ -69,6 +69,7 @@ bad_input(stack_bad_unit 1 2 "-xsim-stack: .*\"256Q\"" ${BAD_OK} -xsim-stack 256
 bad_input(fold_bad_unit 1 2 "-xsim-fold: .*\"12Q\".*e\\.g\\. 1M" ${BAD_OK} -xsim-fold 12Q)
 bad_input(fold_too_small 1 2 "-xsim-fold: fold size 4 KiB is too small. give at least 64K" ${BAD_OK} -xsim-fold 4K)
 bad_input(fold_env 1 2 "XSIM_FOLD: .*\"lots\"" env XSIM_FOLD=lots ${BAD_OK})
+bad_input(fold_bad_backing 1 2 "-xsim-fold: unknown fold backing \"mirror\". give SIZE, SIZE:private" ${BAD_OK} -xsim-fold 1M:mirror)
 bad_input(poll_cost_bad_unit 1 2 "-xsim-poll-cost: .*\"5 parsecs\"" ${BAD_OK} "-xsim-poll-cost=5 parsecs")
 bad_input(io_bw_zero 1 2 "-xsim-io-bw: .*" ${BAD_OK} -xsim-io-bw 0GB/s)
 bad_input(report_not_bool 1 2 "-xsim-report: \"maybe\" is not auto, on or off|-xsim-report: .*maybe" ${BAD_OK} -xsim-report maybe)
@@ -159,6 +160,10 @@ bad_toml(kernels_efficiency 2 "kernels_efficiency\\.toml:2:[0-9]+: \\[kernels\\.
 [kernels.dot]
 efficiency = -0.5
 ]=])
+bad_toml(kernels_exec 2 "kernels_exec\\.toml:2:[0-9]+: \\[kernels\\] exec: unknown kernel family \"cpy\". the families are gemm" [=[
+[kernels]
+exec = ["copy", "cpy"]
+]=])
 bad_toml(kernels_peak 2 "kernels_peak\\.toml:2:[0-9]+: \\[kernels\\] peak: bad flop rate \"57\\.6GB\"" [=[
 [kernels]
 peak = "57.6GB"
@@ -241,6 +246,6 @@ bad_toml(symbols_efficiency 2 "\\[kernels\\.symbols\\.f\\] efficiency: efficienc
 bad_toml(symbols_unknown_symbol 2
   "symbols_unknown_symbol\\.toml:5:18: \\[kernels\\.symbols\\.no_such_function\\]: the function no_such_function is not in the program: not in the symbol tables of the executable [^ ]*exit_codes nor"
   "[kernels]\nmode = \"model\"\npeak = \"1GF\"\nbandwidth = \"1GB/s\"\n[kernels.symbols.no_such_function]\nflops = \"1\"\n")
-file(WRITE ${BAD_TOML_DIR}/symbols_too_short.toml "[kernels.symbols.sym_tiny]\noverhead = \"1us\"\n")
+file(WRITE ${BAD_TOML_DIR}/symbols_too_short.toml "[kernels]\npeak = \"1GF\"\nbandwidth = \"1GB/s\"\n[kernels.symbols.sym_tiny]\noverhead = \"1us\"\n")
 bad_input(symbols_too_short 1 2 "the function sym_tiny in [^ ]*symbol_models is [0-9]+ bytes long, shorter than the 12-byte jump"
   ${PRELOAD} $<TARGET_FILE:symbol_models> -xsim-kernels model -xsim-config ${BAD_TOML_DIR}/symbols_too_short.toml)

@@ -42,18 +42,22 @@ void unpack_folding(const char* src, uint64_t n, const Request& q) {
   constexpr uint64_t e = Message::kFoldEdge;
   char* base = static_cast<char*>(q.buf);
   uint64_t pos = 0;
-  for (const native::Run& r : native::flatten(q.type, q.count)) {
-    if (pos >= n) break;
-    const uint64_t len = std::min<uint64_t>(static_cast<uint64_t>(r.length), n - pos);
-    char* dst = base + r.offset;
-    if (!fold::folded_range(dst, len)) {
-      std::memcpy(dst, src + pos, len);
-    } else {
-      if (pos < e) std::memcpy(dst, src + pos, std::min(len, e - pos));
-      const uint64_t lo = std::max(pos, n > e ? n - e : 0);
-      if (lo < pos + len) std::memcpy(dst + (lo - pos), src + lo, pos + len - lo);
+  int64_t extent = 0;
+  const std::vector<native::Run>& runs = native::element_runs(q.type, &extent);  // kept on the datatype
+  for (int64_t i = 0; i < q.count && pos < n; ++i) {
+    for (const native::Run& r : runs) {
+      if (pos >= n) break;
+      const uint64_t len = std::min<uint64_t>(static_cast<uint64_t>(r.length), n - pos);
+      char* dst = base + i * extent + r.offset;
+      if (!fold::folded_range(dst, len)) {
+        std::memcpy(dst, src + pos, len);
+      } else {
+        if (pos < e) std::memcpy(dst, src + pos, std::min(len, e - pos));
+        const uint64_t lo = std::max(pos, n > e ? n - e : 0);
+        if (lo < pos + len) std::memcpy(dst + (lo - pos), src + lo, pos + len - lo);
+      }
+      pos += len;
     }
-    pos += len;
   }
 }
 

@@ -196,10 +196,19 @@ void* fold_alloc(uint64_t bytes, uint64_t align, bool zero) {
 
 void fold_free(void* p) {
   Guard g;
-  if (!g_arena || !g_arena->give(reinterpret_cast<uintptr_t>(p) - g_state.base)) {
+  const uint64_t off = reinterpret_cast<uintptr_t>(p) - g_state.base;
+  const uint64_t n = g_arena ? g_arena->size_of(off) : 0;
+  if (!g_arena || !g_arena->give(off)) {
     std::fprintf(stderr, "xsim: -xsim-fold: free() of %p, inside the folded address space but not the start "
                  "of a live folded allocation (a double free or a bad pointer)\n", p);
     std::abort();
+  }
+  // Private backing: what the rank wrote goes back to the system now (the slot is reused by any rank, for any
+  // size of its class: written pages would otherwise stay resident for good). One madvise per free.
+  if (!g_shared_backing && n > 0) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{4095};
+    const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n + 4095) & ~uintptr_t{4095};
+    madvise(reinterpret_cast<void*>(a), e - a, MADV_DONTNEED);
   }
 }
 
