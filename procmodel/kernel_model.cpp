@@ -38,12 +38,12 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 // ---- presets ---------------------------------------------------------------------------------------
-// Every number from a public specification, none fitted to a result it will predict. Efficiencies are the
-// lead's to set from measurement (docs/real-programs.md "Presets").
+// Peak and bandwidth from public specifications, efficiencies measured (below); none fitted to a result it
+// will predict (docs/real-programs.md "Parameters").
 
 // The efficiencies of a tuned BLAS on one core, relative to what the core's FMA units can do at the clock it
 // holds: measured on this project's calibration machine (OpenBLAS 0.3.21, one thread, AMD EPYC Zen 4, clock
-// measured by an FMA loop; `xsim-calibrate --kernels`, docs/real-programs.md "Presets"), never fitted to an
+// measured by an FMA loop; `xsim-calibrate --kernels`, docs/real-programs.md "Parameters"), never fitted to an
 // HPL result. dgemm: 0.8468 with half_dim 4.63 (R^2 0.996 over 17 shapes); dtrsm: 0.6201, half_dim 178.1,
 // 49.3 us per call (R^2 0.990). The memory-bound families: 1, the theoretical bandwidth below (optimistic:
 // STREAM reaches less; HPL's time hardly depends on them, docs/real-programs.md gives the sensitivity).
