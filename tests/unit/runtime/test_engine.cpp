@@ -456,7 +456,11 @@ struct {
 
 int app_sched(int, char**, char**) {
   compute_ps(g_sched.compute_ps[static_cast<size_t>(me())]);
-  int id = E().new_send_request(false);  // never completes: test() must yield to earlier ranks first
+  int id = E().new_send_request(false);  // never completes
+  // refresh_arrivals() yields to every earlier rank first (a wait's rule). A poll (test()) alone need not:
+  // it yields only when a message could still reach the rank by its clock (Engine::poll_decided), which on
+  // this network (min latency far above the clocks' spread here) it cannot; see PollsAnswerWithoutYielding.
+  E().refresh_arrivals();
   bool done = E().test(id);
   E().release_request(id);
   g_sched.order.push_back(done ? -100 - me() : me());
@@ -473,6 +477,31 @@ TEST(EngineScheduler, RanksPassYieldPointInVirtualTimeOrder) {
   const int64_t poll = 100 * kNs;
   EXPECT_EQ(g_sched.clocks, (std::vector<int64_t>{poll, 10 * kUs + poll, 10 * kUs + poll, 30 * kUs + poll,
                                                   40 * kUs + poll, 50 * kUs + poll}));
+}
+
+// The same ranks polling only: a poll yields only when another rank could still make something arrive by the
+// poller's clock (its run-queue key + the network's smallest latency <= the clock). Rank 0, at 50 us, yields
+// to the ranks not yet started (queued at 0); ranks 1 to 5, their clocks within the smallest latency of
+// every key, answer at once, in rank order. Every clock is what it is with a yield at every poll.
+int app_poll_only(int, char**, char**) {
+  compute_ps(g_sched.compute_ps[static_cast<size_t>(me())]);
+  int id = E().new_send_request(false);
+  bool done = E().test(id);
+  E().release_request(id);
+  g_sched.order.push_back(done ? -100 - me() : me());
+  g_sched.clocks.push_back(now());
+  return 0;
+}
+
+TEST(EngineScheduler, PollsAnswerWithoutYielding) {
+  g_sched = {};
+  g_sched.compute_ps = {50 * kUs, 10 * kUs, 40 * kUs, 10 * kUs, 30 * kUs, 0};
+  RunResult r = run_sim(6, app_poll_only);
+  ASSERT_EQ(r.rc, 0);
+  EXPECT_EQ(g_sched.order, (std::vector<int>{1, 2, 3, 4, 5, 0}));
+  const int64_t poll = 100 * kNs;
+  EXPECT_EQ(g_sched.clocks, (std::vector<int64_t>{10 * kUs + poll, 40 * kUs + poll, 10 * kUs + poll,
+                                                  30 * kUs + poll, poll, 50 * kUs + poll}));
 }
 
 // Repeated yields: every rank alternates compute and yield; the global sequence of (clock, rank) seen at
