@@ -769,7 +769,9 @@ bool Engine::test(int id) {
   Rank& r = *current_;
   Request& q = requests_[static_cast<size_t>(id)];
   if (!done_by_now(q)) {
-    if (!poll_decided(r)) ensure_earliest();
+    // ensure_earliest()'s answer stands while the clock and the switch count do (its first test); only a
+    // changed clock asks whether the poll is decided without a yield.
+    if ((earliest_switch_ != switches_ || earliest_clock_ != r.clock) && !poll_decided(r)) ensure_earliest();
     process_arrivals(r, r.clock);
     progress(r);
   }
