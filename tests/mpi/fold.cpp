@@ -10,7 +10,8 @@
  *  - "fold": writing all of 2 x 48 MiB per rank costs far less than that (the memory is shared);
  *  - messages of 4 MiB from folded into folded, folded into plain, plain into folded memory (rank r and
  *    r + NP/2: in another native process when there are two) deliver their first and last 4K and the full
- *    count (MPI_Get_count), at the same virtual times as without folding.
+ *    count (MPI_Get_count), at the same virtual times as without folding;
+ *  - the same for a derived datatype (HPL's panel: a struct of folded columns and plain pivots).
  * With the argument "exhaust", each rank holds folded allocations of 1 TiB until the run stops with a
  * message naming -xsim-fold (the mappings or the address space run out). */
 #include <malloc.h>
@@ -170,6 +171,64 @@ void bounded(bool shared) {
   free(b);
 }
 
+// HPL's panel: a struct of three 1 MiB columns of a folded buffer (the first at its start, the last at its
+// end, so that the stream's head and tail lie in the buffer's kept edges) and 16 pivots in plain memory,
+// last ("tail": a folded message under folding) or between the columns ("middle": packed whole). Checked:
+// the stream's first 4K and the last 4K less the pivots land where the type map puts them, the pivots
+// arrive exactly, and the count is the full one; the times are printed (the same folded and not).
+int g_piv_send[16], g_piv_recv[16];  // not heap: never folded
+MPI_Datatype panel_type(unsigned char* buf, int* piv, bool piv_last) {
+  constexpr size_t kCol = size_t{1} << 20;
+  unsigned char* col[3] = {buf, buf + kMsg / 2 - kCol / 2, buf + kMsg - kCol};
+  void* const p = piv;
+  void* at[4] = {col[0], piv_last ? col[1] : p, piv_last ? col[2] : col[1], piv_last ? p : col[2]};
+  int lens[4];
+  MPI_Aint displs[4], origin;
+  MPI_Datatype types[4];
+  MPI_Get_address(buf, &origin);
+  for (int i = 0; i < 4; ++i) {
+    const bool is_piv = at[i] == p;
+    lens[i] = is_piv ? 16 : static_cast<int>(kCol / sizeof(double));
+    types[i] = is_piv ? MPI_INT : MPI_DOUBLE;
+    MPI_Get_address(at[i], &displs[i]);
+    displs[i] -= origin;
+  }
+  MPI_Datatype t;
+  MPI_Type_create_struct(4, lens, displs, types, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+void typed_messages(int peer, unsigned char* fs, unsigned char* fr) {
+  const unsigned ps = 100u + static_cast<unsigned>(peer);
+  for (int round = 3; round < 5; ++round) {
+    const bool piv_last = round == 3;
+    for (int i = 0; i < 16; ++i) g_piv_send[i] = 1000 * g_me + 10 * round + i, g_piv_recv[i] = -1;
+    fill_edges(fs, kMsg, 100u + static_cast<unsigned>(g_me));
+    memset(fr, 0, kEdge);
+    memset(fr + kMsg - kEdge, 0, kEdge);
+    MPI_Datatype ts = panel_type(fs, g_piv_send, piv_last), tr = panel_type(fr, g_piv_recv, piv_last);
+    MPI_Status st;
+    const double t0 = MPI_Wtime();
+    MPI_Sendrecv(fs, 1, ts, peer, round, fr, 1, tr, peer, round, MPI_COMM_WORLD, &st);
+    const double t1 = MPI_Wtime();
+    int count = 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == static_cast<int>(3 * (size_t{1} << 20) + 16 * sizeof(int)), "round %d: count %d", round, count);
+    CHECK(head_ok(fr, ps), "round %d: the stream's first 4K arrived", round);
+    const size_t tail_start = kMsg - (piv_last ? kEdge - 16 * sizeof(int) : kEdge);
+    bool tail = true;
+    for (size_t i = tail_start; i < kMsg; ++i) tail &= fr[i] == static_cast<unsigned char>(ps + i * 13);
+    CHECK(tail, "round %d: the stream's last bytes arrived", round);
+    bool piv = true;
+    for (int i = 0; i < 16; ++i) piv &= g_piv_recv[i] == 1000 * peer + 10 * round + i;
+    CHECK(piv, "round %d: the pivots arrived", round);
+    printf("rank %d: round %d: struct of %d bytes from rank %d, exchange took %.9f s\n", g_me, round, count, peer,
+           t1 - t0);
+    MPI_Type_free(&ts);
+    MPI_Type_free(&tr);
+  }
+}
+
 // Messages of kMsg bytes: folded -> folded, folded -> plain, plain -> folded, between ranks r and r + np/2.
 void messages(int np) {
   const int half = np / 2, peer = g_me < half ? g_me + half : g_me - half;  // another native process with N=2
@@ -200,6 +259,7 @@ void messages(int np) {
     CHECK(edges_ok(into, kMsg, round == 2 ? ps + 50 : ps), "round %d: the first and last 4K arrived", round);
     printf("rank %d: round %d: %d bytes from rank %d, exchange took %.9f s\n", g_me, round, count, peer, t1 - t0);
   }
+  typed_messages(peer, fs, fr);
   free(fs);
   free(fr);
 }

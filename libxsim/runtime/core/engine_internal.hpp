@@ -26,6 +26,9 @@ void forget(boost::context::fiber&& f);
 // buffer inside a folded allocation, and the receive of n > kFoldedPayload bytes or of a folded message
 // into the buffer of receive request `q`.
 [[gnu::noinline]] Message* make_folded_message(const void* buf, uint64_t bytes);
+// The same from `count` elements of derived datatype `type` (bytes > kFoldedPayload packed bytes), or null
+// when part of the packed stream's middle comes from memory that is not folded.
+[[gnu::noinline]] Message* make_folded_typed_message(const void* buf, int count, MPI_Datatype type, uint64_t bytes);
 [[gnu::noinline]] void receive_bulk(const Request& q, Message* m, uint64_t n, bool contiguous);
 
 }  // namespace xsim

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "native/datatype.hpp"
+#include "native/flatten.hpp"
 #include "shared_types.hpp"
 #include "thread_transport.hpp"
 
@@ -63,6 +64,47 @@ TEST(coll_native, PackUnpackCopyAndPartialElement) {
   EXPECT_EQ(base, raw);
   native::free_typed_buffer(raw);
   EXPECT_THROW(native::type_size(MPI_DATATYPE_NULL), native::MpiError);
+}
+
+// HPL's panel: a struct of long columns of doubles (and a block of ints) gives one run per column, in
+// type-map order, and packs as the native MPI packs it.
+TEST(coll_native, StructOfColumnsFlattensToOneRunPerColumn) {
+  constexpr int kRows = 1000, kLd = 1200, kCols = 3;
+  std::vector<double> a(static_cast<size_t>(kLd) * kCols);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<double>(i);
+  int pivots[4] = {7, 8, 9, 10};
+  int lens[kCols + 1];
+  MPI_Aint displs[kCols + 1];
+  MPI_Datatype types[kCols + 1];
+  MPI_Aint origin;
+  MPI_Get_address(a.data(), &origin);
+  for (int j = 0; j < kCols; ++j) {
+    lens[j] = kRows;
+    MPI_Get_address(&a[static_cast<size_t>(j) * kLd], &displs[j]);
+    displs[j] -= origin;
+    types[j] = MPI_DOUBLE;
+  }
+  lens[kCols] = 4;
+  MPI_Get_address(pivots, &displs[kCols]);
+  displs[kCols] -= origin;
+  types[kCols] = MPI_INT;
+  MPI_Datatype panel;
+  MPI_Type_create_struct(kCols + 1, lens, displs, types, &panel);
+  MPI_Type_commit(&panel);
+  const std::vector<native::Run> runs = native::flatten(panel, 1);
+  ASSERT_EQ(runs.size(), static_cast<size_t>(kCols + 1));
+  for (int j = 0; j < kCols; ++j) {
+    EXPECT_EQ(runs[static_cast<size_t>(j)].offset, static_cast<int64_t>(j) * kLd * 8);
+    EXPECT_EQ(runs[static_cast<size_t>(j)].length, int64_t{kRows} * 8);
+  }
+  EXPECT_EQ(runs[kCols].length, 16);
+  const size_t bytes = native::type_size(panel);
+  std::vector<char> ours(bytes), theirs(bytes);
+  native::pack(a.data(), 1, panel, ours.data());
+  int position = 0;
+  MPI_Pack(a.data(), 1, panel, theirs.data(), static_cast<int>(bytes), &position, MPI_COMM_SELF);
+  EXPECT_EQ(ours, theirs);
+  MPI_Type_free(&panel);
 }
 
 // The first pack of a new derived type from several threads at once: its runs are computed and cached on
