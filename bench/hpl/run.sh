@@ -16,6 +16,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 XHPL=${XHPL:-$ROOT/build-hpl/bin/xsim/xhpl}
 OUT=${OUT:-/tmp/xsim-hpl}
+FOLD=${FOLD:-256K}  # -xsim-fold for scale and machine: HPL allocates its panels and work arrays above it
 LIB=$BUILD/libxsim/runtime/libxsim.so
 MPIEXEC=${MPIEXEC:-mpiexec.hydra}
 export OPENBLAS_NUM_THREADS=1  # one core per rank, as the model is one core's
@@ -81,7 +82,7 @@ case "${1:-}" in
     [ -f "$OUT/host.toml" ] || "$0" calibrate
     cfg=$(config scale "$OUT/host.toml" "$HERE/hpl.toml")
     hpl "scale_${N}_${P}x${Q}_n$NP" "$NP" "$N" "$NB" "$P" "$Q" -- -xsim-cpu none -xsim-kernels model \
-      -xsim-config "$cfg" -xsim-fold 1M -xsim-poll-skip on -xsim-mn "$MN"
+      -xsim-config "$cfg" -xsim-fold "$FOLD" -xsim-poll-skip on -xsim-mn "$MN"
     ;;
   machine)
     M=$2
@@ -92,7 +93,7 @@ case "${1:-}" in
     esac
     NB=${NB:-384}
     hpl "${M}_${N}" 1 "$N" "$NB" "$P" "$Q" -- -xsim-cpu none -xsim-kernels model -xsim-kernel-preset "$M" \
-      -xsim-config "$HERE/hpl.toml" -xsim-fold 1M -xsim-poll-skip on -xsim-mn "$M"
+      -xsim-config "$HERE/hpl.toml" -xsim-fold "$FOLD" -xsim-poll-skip on -xsim-mn "$M"
     ;;
   *)
     sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'

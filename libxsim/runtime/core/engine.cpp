@@ -85,6 +85,10 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
   enter_hooks_ = faulty_;
   poll_lookahead_ = !faulty_;
   poll_skip_ = opt.poll_skip && !faulty_;
+  if (poll_skip_) {
+    streaks_.resize(ranks_.size());
+    enter_hooks_ = true;
+  }
   leave_hooks_ = host_timing_;
   detect_ = opt.fault_detect;
   if (faulty_) {  // every process knows every rank's failure time (a look-up per wait and per MPI call)

@@ -123,11 +123,11 @@ class Engine {
   void mpi_enter() {
     Rank& r = *current_;
     if (r.mpi_depth++ > 0) return;
-    ++mpi_calls_;
     r.mpi_entry_sp = stack_pointer();
     if (host_timing_) charge_host_time(r);
     r.mpi_entry_clock = r.clock;
-    if (enter_hooks_) [[unlikely]] {  // one test for both: injected failures, threaded ranks
+    if (enter_hooks_) [[unlikely]] {  // one test for all: injected failures, threaded ranks, poll skipping
+      if (poll_skip_) ++streaks_[static_cast<size_t>(r.index)].calls;
       if (faulty_) fail_if_due(r);
       if (r.threaded) threads_enter(r);  // a sibling thread at an earlier time goes first
     }
@@ -475,6 +475,7 @@ class Engine {
   int64_t world_of_local(long i) const { return first_local_ + i; }
 
   uint64_t context_switches() const { return switches_; }
+  uint64_t polls_skipped() const { return polls_skipped_; }  // -xsim-poll-skip
 
   // Observation (observer.hpp, progress.hpp; docs/observability.md): null unless a trace, statistics or the
   // progress line is on; the engine's hooks cost one predictable branch each when they are off.
@@ -583,16 +584,19 @@ class Engine {
     const RunQueue::Entry* top = live_top();
     return !top || queue_.top_key() > r.clock.ps() - min_latency_.ps();
   }
-  // -xsim-poll-skip (Options::poll_skip). The streak: the rank, call and clock of the last empty MPI_Iprobe.
-  // skip_polls: when the current call repeats it (the same rank, source, tag and context; no MPI call in
-  // between; the clock where that poll left it) kPollStreak times, the rank blocks until its next arrival
-  // (or a wake-up) and its clock moves to the first time on its poll grid (t0 + k x poll step) at or after
-  // that: every poll before it would have found nothing, since nothing arrived; this one is then answered
-  // there as usual. Not for threaded ranks, nonblocking collectives in progress, or injected failures.
+  // -xsim-poll-skip (Options::poll_skip). Each rank's streak (streaks_, only with the option): its MPI calls
+  // so far, and the call, clock and arguments of its last empty MPI_Iprobe. skip_polls: when the current
+  // call repeats it (the same source, tag and context; no other MPI call of the rank in between; the clock
+  // where that poll left it) kPollStreak times, the rank blocks until its next arrival (or a wake-up) and
+  // its clock moves to the first time on its poll grid (t0 + k x poll step) at or after that: every poll
+  // before it would have found nothing, since nothing arrived; this one is then answered there as usual.
+  // Per rank, so that the decision does not depend on how the ranks of a process interleave (the same for
+  // any number of native processes). Not for threaded ranks, nonblocking collectives in progress, or
+  // injected failures.
   struct PollStreak {
-    int32_t rank = -1;
     uint32_t count = 0;
-    uint64_t calls = 0;
+    uint64_t calls = 0;       // the rank's outermost MPI calls (mpi_enter)
+    uint64_t noted_call = 0;  // `calls` at its last empty MPI_Iprobe
     SimTime clock;
     int source = 0, tag = 0;
     uint64_t ctx = 0;
@@ -600,12 +604,12 @@ class Engine {
   static constexpr uint32_t kPollStreak = 64;
   void skip_polls(Rank& r, int source, int tag, uint64_t ctx);
   void note_empty_poll(const Rank& r, int source, int tag, uint64_t ctx) {
-    streak_.rank = r.index;
-    streak_.calls = mpi_calls_;
-    streak_.clock = r.clock;
-    streak_.source = source;
-    streak_.tag = tag;
-    streak_.ctx = ctx;
+    PollStreak& s = streaks_[static_cast<size_t>(r.index)];
+    s.noted_call = s.calls;
+    s.clock = r.clock;
+    s.source = source;
+    s.tag = tag;
+    s.ctx = ctx;
   }
   // yield_if_ahead(), inline up to the jump to the next rank (the usual case); the rest out of line.
   [[gnu::always_inline]] void yield_inline() {
@@ -753,8 +757,7 @@ class Engine {
   SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
   bool poll_lookahead_ = false;             // poll_decided() may answer without a yield (no injected failures)
   bool poll_skip_ = false;                  // -xsim-poll-skip (and no injected failures)
-  uint64_t mpi_calls_ = 0;                  // outermost MPI calls made in this process (the poll streak's clock)
-  PollStreak streak_;
+  std::vector<PollStreak> streaks_;          // per local rank, with -xsim-poll-skip only
   uint64_t polls_skipped_ = 0;              // polls -xsim-poll-skip answered by waiting (for the report)
   mutable net::Network::TransferMemo transfer_memo_;  // message_latency's last transfer time
   RequestTable requests_;
@@ -780,7 +783,7 @@ class Engine {
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
   // Injected failures (docs/resilience.md); all off without -xsim-fault.
   bool faulty_ = false;
-  bool enter_hooks_ = false;                // faulty_, or some rank is threaded (mpi_enter's one test)
+  bool enter_hooks_ = false;  // faulty_, poll_skip_, or a rank is threaded (mpi_enter's one test)
   bool leave_hooks_ = false;                // host_timing_, or some rank is threaded (mpi_leave's one test)
   std::vector<SimTime> fail_at_;            // by world rank: its failure time, or infinity (faulty_ only)
   std::vector<uint64_t> fails_;             // by world rank, one bit: it has a failure time (8 KiB per 65,536

@@ -784,9 +784,8 @@ int Engine::wait_any(int n, const int* ids, const BlockInfo& why) {
 }
 
 void Engine::skip_polls(Rank& r, int source, int tag, uint64_t ctx) {
-  PollStreak& s = streak_;
-  if (s.rank != r.index || s.calls + 1 != mpi_calls_ || s.clock != r.clock || s.source != source ||
-      s.tag != tag || s.ctx != ctx) {
+  PollStreak& s = streaks_[static_cast<size_t>(r.index)];
+  if (s.noted_call + 1 != s.calls || s.clock != r.clock || s.source != source || s.tag != tag || s.ctx != ctx) {
     s.count = 0;
     return;
   }

@@ -136,7 +136,9 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   // and the physical memory at the end (PSS: RSS counts the shared block once per place it is mapped)
   int64_t fold[4] = {static_cast<int64_t>(fold::g_state.allocations), static_cast<int64_t>(fold::g_state.peak_bytes),
                      static_cast<int64_t>(fold::g_state.messages), opt.fold ? pss_bytes() : 0};
+  int64_t skipped = static_cast<int64_t>(e.polls_skipped());
   if (e.nprocs() > 1) {
+    if (opt.poll_skip) native::allreduce_sum(&skipped, 1);
     if (opt.fold) native::allreduce_sum(fold, 4);
     if (lc) native::allreduce_sum(link_delays, 5);
     if (e.faults()) native::allreduce_sum(failed, 2);
@@ -210,6 +212,9 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   std::fprintf(f, "xsim: simulator wall time %.3f s\n", wall_seconds);
   std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(sums[4]),
                wall_seconds > 0 ? static_cast<double>(sums[4]) / wall_seconds : 0.0);
+  if (opt.poll_skip)  // docs/virtual-clocks.md "Polling loops"
+    std::fprintf(f, "xsim: polls skipped       %lld (-xsim-poll-skip: ranks waited for their next arrival instead)\n",
+                 static_cast<long long>(skipped));
   std::fprintf(f, "xsim: messages per second %.3g\n", wall_seconds > 0 ? static_cast<double>(sums[2]) / wall_seconds : 0.0);
   if (e.nprocs() > 1) {
     std::fprintf(f, "xsim: windows             %llu (lookahead %s); %lld native messages, %s between processes\n",
