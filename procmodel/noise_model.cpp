@@ -3,6 +3,7 @@
 #include "xsim/procmodel/noise_model.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -26,6 +27,14 @@ uint64_t mix(uint64_t z) {  // splitmix64's finalizer
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
+}
+
+std::string rate_text(double hz) {  // shortest form: "10 kHz", "2.5 Hz"
+  const char* unit = hz >= 1e6 ? " MHz" : hz >= 1e3 ? " kHz" : " Hz";
+  const double v = hz >= 1e6 ? hz / 1e6 : hz >= 1e3 ? hz / 1e3 : hz;
+  char buf[64];
+  std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr) + unit;
 }
 
 int64_t checked(__int128 v, const char* what) {
@@ -227,7 +236,7 @@ std::unique_ptr<NoiseModel> make_noise_model(const NoiseSpec& spec, uint64_t see
         return make_cyclic_noise(NoiseTrace{{}, SimTime::from_ps(1)}, false, seed, "poisson: none (zero)");
       return std::make_unique<PoissonNoise>(spec.rate_hz, spec.duration, seed,
                                             "poisson: " + format_time(spec.duration) + " at " +
-                                                std::to_string(spec.rate_hz) + " Hz per node");
+                                                rate_text(spec.rate_hz) + " per node");
     case NoiseSpec::Kind::trace: {
       NoiseTrace t = read_noise_trace(spec.file);
       const size_t n = t.detours.size();
