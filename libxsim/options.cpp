@@ -261,6 +261,23 @@ std::string faults_text(const Options& o) {
   return s;
 }
 
+// -xsim-noise: the spec, and a trace file read now, so that a bad one stops the run before it starts.
+void to_noise(Options& o, std::string_view v, const std::string& where) {
+  try {
+    o.noise = proc::parse_noise_spec(v);
+    if (o.noise.kind == proc::NoiseSpec::Kind::trace) (void)proc::read_noise_trace(o.noise.file);
+  } catch (const std::invalid_argument& e) {
+    fail(where, e.what());
+  }
+}
+void to_node_speed(Options& o, std::string_view v, const std::string& where) {
+  try {
+    o.node_speed = proc::parse_node_speed(v);
+  } catch (const std::invalid_argument& e) {
+    fail(where, e.what());
+  }
+}
+
 void to_mtbf(Options& o, std::string_view v, const std::string& where) {
   if (v == "none" || v == "0") {
     o.mtbf = SimTime::zero();
@@ -556,11 +573,21 @@ constexpr OptionDef kOptions[] = {
     {"mtbf", "XSIM_MTBF", "faults", "mtbf", "TIME[:SHAPE]",
      "random node failures: mean time between failures per node (Weibull SHAPE, default 1: exponential)",
      {to_mtbf, mtbf_text, kString, "a string such as \"2ms\" or \"3600s:0.7\""}, "none"},
-    {"seed", "XSIM_SEED", "faults", "seed", "N", "seed of the random node failures (-xsim-mtbf)",
+    {"seed", "XSIM_SEED", "faults", "seed", "N",
+     "seed of the random node failures (-xsim-mtbf), the noise (-xsim-noise) and the node speeds",
      {[](Options& o, std::string_view v, const std::string& w) {
         o.seed = static_cast<uint64_t>(parse_int(v, w, "the seed", 0, INT64_MAX));
       },
       [](const Options& o) { return std::to_string(o.seed); }, kString | kInteger, "an integer", Value::bare}},
+    {"noise", "XSIM_NOISE", "noise", "detours", "SPEC",
+     "OS noise per simulated node, stretching computation: periodic:PERIOD:DURATION[:random], "
+     "poisson:RATE:DURATION or trace:FILE (docs/noise.md)",
+     {to_noise, [](const Options& o) { return o.noise.text; }, kString,
+      "a string such as \"periodic:1ms:10us\" or \"poisson:10kHz:20us\""}},
+    {"node-speed", "XSIM_NODE_SPEED", "noise", "node_speed", "SPEC",
+     "a time factor per simulated node on its computation: normal:SIGMA (seeded) or file:PATH (docs/noise.md)",
+     {to_node_speed, [](const Options& o) { return o.node_speed.text; }, kString,
+      "a string such as \"normal:0.02\" or \"file:speeds.txt\""}},
     {"virtual-clocks", "XSIM_VIRTUAL_CLOCKS", "simulation", "virtual_clocks", "on|off",
      "the application's gettimeofday and clock_gettime (realtime, monotonic) read virtual time, like MPI_Wtime",
      on_off_value<&Options::virtual_clocks>()},
@@ -670,9 +697,11 @@ constexpr TableDef kTables[] = {
                 "    half_dim, overhead, and [kernels.symbols.NAME] tables with args, flops, bytes, efficiency,\n"
                 "    overhead (docs/real-programs.md)"},
     {"node", nullptr},
+    {"noise", nullptr},
 };
 // The order of the tables in to_toml ([network] last).
-constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu", "node", "model", "io", "faults", "memory", "kernels"};
+constexpr const char* kPrintOrder[] = {"simulation", "output", "cpu",    "node",   "model",
+                                       "io",         "faults", "noise", "memory", "kernels"};
 
 std::vector<std::string> table_names() {
   std::vector<std::string> v;

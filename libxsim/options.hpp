@@ -12,6 +12,8 @@
 #include "kernel_symbols.hpp"
 #include "network_spec.hpp"
 #include "xsim/procmodel/kernel_model.hpp"
+#include "xsim/procmodel/node_speed.hpp"
+#include "xsim/procmodel/noise_model.hpp"
 #include "xsim/simtime.hpp"
 
 namespace xsim {
@@ -90,7 +92,13 @@ struct Options {
   // -xsim-seed / [faults] seed. A node's failure fails all its ranks. 0 (the default): none.
   SimTime mtbf;
   double mtbf_shape = 1.0;
-  uint64_t seed = 1;
+  uint64_t seed = 1;  // -xsim-seed / [faults] seed: also the seed of the noise and the node speeds
+  // -xsim-noise / [noise] detours: OS noise, detours that stretch each simulated node's computation
+  // (docs/noise.md; procmodel/xsim/procmodel/noise_model.hpp). Default: none
+  proc::NoiseSpec noise;
+  // -xsim-node-speed / [noise] node_speed: a time factor per simulated node (normal:SIGMA or file:PATH;
+  // docs/noise.md). Default: none (every node 1)
+  proc::NodeSpeedSpec node_speed;
   // -xsim-virtual-clocks / [simulation] virtual_clocks: a rank's application code reads its virtual time
   // from gettimeofday and clock_gettime (realtime and monotonic clocks), as from MPI_Wtime. Default: on
   bool virtual_clocks = true;

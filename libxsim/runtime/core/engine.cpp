@@ -81,6 +81,7 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
               (opt.large_scale == LargeScaleMode::automatic && nlocal >= kLargeScaleRanks);
   poll_cost_ = opt.poll_cost;
   setup_loggp();
+  setup_variability();
   faulty_ = !opt.faults.empty();
   enter_hooks_ = faulty_;
   poll_lookahead_ = !faulty_;
@@ -102,6 +103,21 @@ Engine::Engine(const Options& opt, std::unique_ptr<net::Network> net, std::uniqu
     for (const auto& f : opt.faults) first_fail_ = min(first_fail_, f.second);
     first_detect_ = first_fail_ == SimTime::infinity() ? first_fail_ : first_fail_ + detect_;
   }
+}
+
+// Noise and node speeds (docs/noise.md): a node is node_of(world), the network's node when its hierarchy has
+// nodes (cores_per_node), else each rank alone. Throws std::invalid_argument on a node missing from a
+// speed file (start-up checks that first, with the option's name).
+void Engine::setup_variability() {
+  noise_ = proc::make_noise_model(opt_.noise, opt_.seed);
+  if (noise_) noise_time_.assign(ranks_.size(), SimTime::zero());
+  if (opt_.node_speed.kind != proc::NodeSpeedSpec::Kind::none) {
+    speed_.resize(ranks_.size());
+    for (const Rank& r : ranks_)
+      speed_[static_cast<size_t>(r.index)] =
+          proc::node_speed_factor(opt_.node_speed, opt_.seed, static_cast<uint64_t>(node_of(r.world)));
+  }
+  varied_ = noise_ || !speed_.empty();
 }
 
 void Engine::setup_loggp() {

@@ -25,6 +25,7 @@
 #include "records.hpp"
 #include "stack_pool.hpp"
 #include "xsim/netmodel/network.hpp"
+#include "xsim/procmodel/noise_model.hpp"
 #include "xsim/procmodel/processor_model.hpp"
 #include "xsim/simtime.hpp"
 
@@ -147,7 +148,16 @@ class Engine {
     current_->mpi_entry_clock = current_->clock;
     mpi_leave();
   }
-  void charge_compute(SimTime t);   // explicit charge (xsim_compute)
+  void charge_compute(SimTime t);   // explicit charge (xsim_compute, the kernel models)
+  // Node variability (docs/noise.md): the time factor of local rank `index`'s node (-xsim-node-speed), and
+  // whether any noise or factor other than 1 applies to this process's charges.
+  double node_speed(int32_t index) const { return speed_.empty() ? 1.0 : speed_[static_cast<size_t>(index)]; }
+  bool varied() const { return varied_; }
+  // The noise that stretched local rank `index`'s computation so far (part of its compute time).
+  SimTime noise_of(int32_t index) const {
+    return noise_time_.empty() ? SimTime::zero() : noise_time_[static_cast<size_t>(index)];
+  }
+  proc::NoiseModel* noise() const { return noise_.get(); }
   // Whether the processor model times host computation (scaled), and what `host_ns` of it costs in virtual
   // time (the collectives' reductions: coll/reduce.hpp).
   bool host_timing() const { return host_timing_; }
@@ -645,6 +655,10 @@ class Engine {
   // change during a run, kept in one flag).
   void note_direct_switches() { direct_switch_ = !observer_ && !progress_ && !priv_; }
   void charge_host_time(Rank& r);  // mpi_enter's processor model: the host time since the rank last resumed
+  // A charge of `c` to the current clock of `r` under the node's speed factor and noise: returns how far the
+  // clock moved (varied_ only; docs/noise.md).
+  SimTime charge_varied(Rank& r, SimTime c);
+  void setup_variability();
   // Starts loading what the ranks queued after the one about to run will touch when resumed.
   void prefetch_next();
   // Starts loading what resuming `next` touches first: its stack around the saved pointer, its canary.
@@ -781,6 +795,12 @@ class Engine {
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
+  // Noise and node speeds (docs/noise.md): off (varied_ false) without -xsim-noise and -xsim-node-speed.
+  bool varied_ = false;
+  std::unique_ptr<proc::NoiseModel> noise_;
+  std::vector<double> speed_;               // by local rank: its node's time factor (empty: all 1)
+  std::vector<SimTime> noise_time_;         // by local rank: its noise so far (noise_ only; not in the five
+                                            // cache lines of its record)
   // Injected failures (docs/resilience.md); all off without -xsim-fault.
   bool faulty_ = false;
   bool enter_hooks_ = false;  // faulty_, poll_skip_, or a rank is threaded (mpi_enter's one test)

@@ -311,9 +311,31 @@ bool Engine::current_stack_overflowed(const void* sp) const {
 void Engine::charge_host_time(Rank& r) {
   int64_t now = now_ns();
   SimTime c = cpu_->compute_time(now - r.host_resume_ns);
+  if (varied_) [[unlikely]] {
+    charge_varied(r, c);
+    return;
+  }
   r.clock += c;
   r.stats.compute += c;
   clock_moved();
+}
+
+// docs/noise.md: the node's time factor first, then the node's detours stretch the result. A zero charge
+// moves nothing (a rank that only calls MPI is not delayed by noise).
+SimTime Engine::charge_varied(Rank& r, SimTime c) {
+  if (c <= SimTime::zero()) return SimTime::zero();
+  const double f = node_speed(r.index);
+  if (f != 1.0) c = proc::NodeModel{1.0, 1.0, proc::NodeHost::number, f}.scale(c);
+  const SimTime start = r.clock;
+  SimTime end = start + c;
+  if (noise_) {
+    end = noise_->finish(static_cast<uint64_t>(node_of(r.world)), start, c);
+    noise_time_[static_cast<size_t>(r.index)] += end - start - c;
+  }
+  r.clock = end;
+  r.stats.compute += end - start;
+  clock_moved();
+  return end - start;
 }
 
 SimTime Engine::host_compute(int64_t host_ns) const { return cpu_->compute_time(host_ns); }
@@ -322,6 +344,10 @@ SimTime Engine::explicit_compute(SimTime t) const { return cpu_->explicit_time(t
 void Engine::charge_compute(SimTime t) {
   Rank& r = *current_;
   r.still_wtime_reads = r.still_libc_reads = 0;  // the clock moves, though the MPI entry clock hides it
+  if (varied_) [[unlikely]] {
+    r.mpi_entry_clock += charge_varied(r, t);  // not MPI time
+    return;
+  }
   r.clock += t;
   r.stats.compute += t;
   r.mpi_entry_clock += t;  // not MPI time

@@ -137,8 +137,28 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   int64_t fold[4] = {static_cast<int64_t>(fold::g_state.allocations), static_cast<int64_t>(fold::g_state.peak_bytes),
                      static_cast<int64_t>(fold::g_state.messages), opt.fold ? pss_bytes() : 0};
   int64_t skipped = static_cast<int64_t>(e.polls_skipped());
+  // noise (docs/noise.md): per rank min, max, sum of the noise (ps); node time factors min, max
+  int64_t noise_min[1] = {kMax}, noise_max[1] = {0}, noise_sum[1] = {0};
+  double speed_min[1] = {1e300}, speed_max[1] = {0};
+  for (const Rank& r : ranks) {
+    const int64_t z = e.noise_of(r.index).ps();
+    noise_min[0] = std::min(noise_min[0], z);
+    noise_max[0] = std::max(noise_max[0], z);
+    noise_sum[0] += z;
+    speed_min[0] = std::min(speed_min[0], e.node_speed(r.index));
+    speed_max[0] = std::max(speed_max[0], e.node_speed(r.index));
+  }
   if (e.nprocs() > 1) {
     if (opt.poll_skip) native::allreduce_sum(&skipped, 1);
+    if (opt.noise.kind != proc::NoiseSpec::Kind::none || opt.node_speed.kind != proc::NodeSpeedSpec::Kind::none) {
+      native::allreduce_min(noise_min, 1);
+      native::allreduce_max(noise_max, 1);
+      native::allreduce_sum(noise_sum, 1);
+      speed_min[0] = -speed_min[0];
+      native::allreduce_max(speed_min, 1);
+      speed_min[0] = -speed_min[0];
+      native::allreduce_max(speed_max, 1);
+    }
     if (opt.fold) native::allreduce_sum(fold, 4);
     if (lc) native::allreduce_sum(link_delays, 5);
     if (e.faults()) native::allreduce_sum(failed, 2);
@@ -174,6 +194,14 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
                s(maxs[0]));
   std::fprintf(f, "xsim: MPI time per rank   min %.9f s  avg %.9f s  max %.9f s\n", s(mins[1]), s(sums[1]) / n,
                s(maxs[1]));
+  if (e.noise())
+    std::fprintf(f, "xsim: noise               %s; injected %.9f s in all, per rank min %.9f s  avg %.9f s  "
+                 "max %.9f s (part of the compute time)\n",
+                 e.noise()->describe().c_str(), s(noise_sum[0]), s(noise_min[0]), s(noise_sum[0]) / n,
+                 s(noise_max[0]));
+  if (opt.node_speed.kind != proc::NodeSpeedSpec::Kind::none)
+    std::fprintf(f, "xsim: node speeds         %s: time factors from %.6f to %.6f\n", opt.node_speed.text.c_str(),
+                 speed_min[0], speed_max[0]);
   std::fprintf(f, "xsim: messages            %lld (%s of payload)\n", static_cast<long long>(sums[2]),
                format_size(static_cast<uint64_t>(sums[3])).c_str());
   if (lc)  // docs/network-model.md "Link contention"

@@ -256,6 +256,19 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
 // The loggp model's NIC state (endpoint contention, a gap) lives with the node's ranks: every simulated node
 // must then sit in one native process. Block placement guarantees it; another placement over several
 // processes may split a node. Returns the error to print, or "".
+// -xsim-node-speed file:PATH needs a line for every simulated node of the run (docs/noise.md). Returns the
+// error to print, or "".
+std::string node_speed_error(const Options& opt, const BuiltNetwork& built, int64_t world) {
+  if (opt.node_speed.kind != proc::NodeSpeedSpec::Kind::file) return {};
+  int64_t last_core = world - 1;
+  if (!built.core_of_rank.empty())
+    last_core = *std::max_element(built.core_of_rank.begin(), built.core_of_rank.end());
+  const int64_t nodes = last_core / std::max<int64_t>(1, built.cores_per_node) + 1;
+  if (static_cast<int64_t>(opt.node_speed.factors.size()) >= nodes) return {};
+  return "-xsim-node-speed: " + opt.node_speed.file + " holds " + std::to_string(opt.node_speed.factors.size()) +
+         " node factors, but the run has " + std::to_string(nodes) + " simulated nodes; give one line per node";
+}
+
 std::string split_node_error(const Options& opt, const BuiltNetwork& built, int nprocs) {
   const bool nic = opt.model == NetModel::loggp &&
                    (opt.contention == Contention::endpoint || opt.network.gap > SimTime::zero());
@@ -417,6 +430,11 @@ int xsim_main(int argc, char** argv, char** envp) {
       PMPI_Finalize();
       return 2;
     }
+  }
+  if (std::string speed = node_speed_error(opt, built, world); !speed.empty()) {
+    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", speed.c_str());
+    PMPI_Finalize();
+    return 2;
   }
   if (std::string split = split_node_error(opt, built, nprocs); !split.empty()) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", split.c_str());
