@@ -138,6 +138,24 @@ void map_private(Span s) {
 }
 bool overlap(Span a, Span b) { return a.first < b.end && b.first < a.end; }
 
+void release(Span s) {
+  if (s.first < s.end) madvise(at(s.first), s.end - s.first, MADV_DONTNEED);
+}
+
+// Private backing, a reused slot: its previous allocation's edge pages were kept at free (fold_free), so
+// that the usual next allocation of the slot (HPL's next panel, a little smaller) writes its edges without a
+// page fault each; those that are not this block's edges go back now. A calloc'd block (zero) gets all of
+// them back, its own included, so that every byte it holds reads zero.
+void reuse_private(const FoldArena::Block& b, bool zero) {
+  const auto own = [&](Span s) { return !zero && (overlap(s, b.head) || overlap(s, b.tail)); };
+  if (!own(b.old_head)) release(b.old_head);
+  if (!own(b.old_tail) && !(b.old_tail == b.old_head)) release(b.old_tail);
+  if (zero) {
+    release(b.head);
+    release(b.tail);
+  }
+}
+
 // Maps a block's slot for its use: a fresh slot whole; a reused one only where its private edges moved.
 void map_block(const FoldArena::Block& b) {
   const Span head = b.head;
@@ -186,9 +204,13 @@ void* fold_alloc(uint64_t bytes, uint64_t align, bool zero) {
   Guard g;
   std::optional<FoldArena::Block> b = g_arena->take(bytes, align);
   if (!b) die(false, bytes);
-  map_block(*b);
-  if (g_map_errno) die(true, bytes, b->fresh ? b->slot : 0);
-  if (zero && !b->fresh) zero_edges(*b, bytes);
+  if (!g_shared_backing && !b->fresh) {
+    reuse_private(*b, zero);  // one private mapping already covers the slot
+  } else {
+    map_block(*b);
+    if (g_map_errno) die(true, bytes, b->fresh ? b->slot : 0);
+    if (zero && !b->fresh) zero_edges(*b, bytes);
+  }
   g_state.allocations = g_arena->allocations();
   g_state.peak_bytes = g_arena->peak_live_bytes();
   return at(b->user);
@@ -204,11 +226,12 @@ void fold_free(void* p) {
     std::abort();
   }
   // Private backing: what the rank wrote goes back to the system now (the slot is reused by any rank, for any
-  // size of its class: written pages would otherwise stay resident for good). One madvise per free.
+  // size of its class: written pages would otherwise stay resident for good), but for the pages of its first
+  // and last kEdge bytes, which the slot's next allocation releases or reuses (reuse_private): at most four
+  // pages per free slot stay. One madvise per free.
   if (!g_shared_backing && n > 0) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{4095};
-    const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n + 4095) & ~uintptr_t{4095};
-    madvise(reinterpret_cast<void*>(a), e - a, MADV_DONTNEED);
+    const Span head = FoldArena::head_pages(off, n), tail = FoldArena::tail_pages(off, n);
+    if (head.end < tail.first) release(Span{head.end, tail.first});
   }
 }
 
