@@ -151,7 +151,7 @@ void FairShare::advance(int64_t bound, std::vector<Decided>& out) {
     // Every flow whose horizon comes before the next start (and by the bound) is decided first.
     decide_upto(std::min(ta - 1, bound), out);
     const int64_t te = next_end(state_);
-    if (te <= bound && te <= ta) {  // flows end (the ones starting at that time start after them)
+    if (!state_.flows.empty() && te <= bound && te <= ta) {  // flows end (the ones starting at that time start after them)
       std::vector<Decided> ended;
       finish(state_, &ended);
       for (const Decided& d : ended) undecided_.erase(d.id);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -64,6 +65,15 @@ TEST(FairShare, TwoFlowsStartedTogetherEndTogetherAtTwiceTheirTime) {
   fs.advance(kFar, out);
   EXPECT_EQ(ends(out), (std::map<uint64_t, int64_t>{{0, 2000}, {1, 2000}}));
   EXPECT_EQ(fs.active(), 0u);
+}
+
+TEST(FairShare, AdvancingToTheEndOfTimeStops) {
+  FairShare fs;
+  std::vector<FairShare::Decided> out;
+  fs.advance(std::numeric_limits<int64_t>::max(), out);  // nothing under way
+  fs.add(0, 0, kFar, 1000, 1, {{7, kBitPerPs}});
+  fs.advance(std::numeric_limits<int64_t>::max(), out);
+  EXPECT_EQ(ends(out), (std::map<uint64_t, int64_t>{{0, 1000}}));
 }
 
 TEST(FairShare, ALaterFlowSharesFromItsStartOn) {
