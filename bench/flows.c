@@ -11,7 +11,12 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  char* send = calloc(kMaxBytes, 1);
+  int largest = 0;  // the send buffer: the largest flow's size
+  for (int i = 1; i < argc && i <= kMaxFlows; ++i) {
+    int s, d, bytes = kBytes;
+    if (sscanf(argv[i], "%d:%d:%d", &s, &d, &bytes) >= 2 && bytes > largest && bytes <= kMaxBytes) largest = bytes;
+  }
+  char* send = calloc((size_t)largest + 1, 1);
   char* recv[kMaxFlows];
   MPI_Request reqs[2 * kMaxFlows];
   int n = 0, receives = 0;
