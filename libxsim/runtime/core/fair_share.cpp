@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
+#include <utility>
 #include <stdexcept>
 
 namespace xsim {
@@ -29,16 +31,19 @@ std::vector<double> FairShare::max_min(const std::vector<std::vector<uint32_t>>&
       on[l].push_back(static_cast<uint32_t>(i));
     }
   }
-  while (todo) {
-    // The bottleneck: the link with the least capacity left per unit of weight still to serve (the first
-    // such link on a tie, so the order of the fixes is the same everywhere).
-    size_t best = m;
-    double share = std::numeric_limits<double>::infinity();
-    for (size_t l = 0; l < m; ++l) {
-      if (!unfixed[l]) continue;
-      const double s = std::max(left[l], 0.0) / wsum[l];
-      if (s < share) share = s, best = l;
-    }
+  // The bottleneck first: the link with the least capacity left per unit of weight still to serve (on a
+  // tie the lowest index, so the order of the fixes is the same everywhere). A lazy min-heap of (share,
+  // link): a link's entry is stale once a fix changed its share, and is pushed again then.
+  using Entry = std::pair<double, uint32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  std::vector<double> current(m);
+  auto share_of = [&](size_t l) { return std::max(left[l], 0.0) / wsum[l]; };
+  for (size_t l = 0; l < m; ++l)
+    if (unfixed[l]) heap.push({current[l] = share_of(l), static_cast<uint32_t>(l)});
+  while (todo && !heap.empty()) {
+    const auto [share, best] = heap.top();
+    heap.pop();
+    if (!unfixed[best] || share != current[best]) continue;  // done, or stale
     for (uint32_t i : on[best]) {
       if (fixed[i]) continue;
       fixed[i] = 1;
@@ -50,6 +55,9 @@ std::vector<double> FairShare::max_min(const std::vector<std::vector<uint32_t>>&
         --unfixed[l];
       }
     }
+    for (uint32_t i : on[best])  // the links whose share the fixes changed
+      for (uint32_t l : routes[i])
+        if (unfixed[l] && l != best && share_of(l) != current[l]) heap.push({current[l] = share_of(l), l});
   }
   return rate;
 }
