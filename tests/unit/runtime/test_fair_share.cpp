@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <vector>
@@ -143,6 +145,46 @@ TEST(FairShare, EndsDoNotDependOnTheBoundsGiven) {
   EXPECT_EQ(one.size(), flows.size());
   EXPECT_EQ(one, many);
   EXPECT_EQ(one, few);
+}
+
+
+TEST(FairShare, HorizonErrorAgainstTheExactFluidModel) {
+  // What deciding at the horizon costs: flows of 1,000 bits (X = 1,000 ps alone) arrive at one link of 1
+  // bit/ps at pseudo-random times, at a mean load rho; each is decided at start + X (the engine's horizon
+  // with the smallest route: its uncontended arrival less L_min) and compared with the exact fluid model
+  // (every horizon at infinity). Durations are never longer than the exact ones (a later flow is left out,
+  // never added); the errors measured are printed and bounded here (docs/network-model.md "Fair sharing").
+  for (double rho : {0.3, 0.6, 0.9}) {
+    std::vector<int64_t> starts;
+    uint64_t x = 12345;
+    int64_t t = 0;
+    for (int i = 0; i < 400; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      const double u = static_cast<double>(x >> 11) / 9007199254740992.0;  // [0, 1)
+      t += static_cast<int64_t>(-std::log(1 - u) * 1000 / rho);           // exponential gaps, mean X / rho
+      starts.push_back(t);
+    }
+    auto run = [&](bool exact) {
+      FairShare fs;
+      for (size_t i = 0; i < starts.size(); ++i)
+        fs.add(i, starts[i], exact ? kFar * 4 : starts[i] + 1000, 1000, 1, {{7, kBitPerPs}});
+      std::vector<FairShare::Decided> out;
+      fs.advance(kFar * 4, out);
+      return ends(out);
+    };
+    const auto approx = run(false), exact = run(true);
+    ASSERT_EQ(approx.size(), starts.size());
+    double worst = 0, sum = 0;
+    for (size_t i = 0; i < starts.size(); ++i) {
+      const double a = static_cast<double>(approx.at(i) - starts[i]), e = static_cast<double>(exact.at(i) - starts[i]);
+      EXPECT_LE(a, e + 1);
+      worst = std::max(worst, (e - a) / e);
+      sum += (e - a) / e;
+    }
+    std::printf("fair sharing horizon, load %.1f: durations short by %.2f%% on average, %.2f%% at most\n", rho,
+                100 * sum / static_cast<double>(starts.size()), 100 * worst);
+    EXPECT_LT(sum / static_cast<double>(starts.size()), 0.5);
+  }
 }
 
 }  // namespace
