@@ -123,8 +123,10 @@ done
 # 2. The 5x5 torus, routes from xsim-net.
 SPEC=torus:5x5:lat=1us:bw=1Gbps
 platform $SPEC 25 "$WORK/torus.xml"
+# shellcheck disable=SC2034  # read through ${!name} below
 transpose=$(for ((x = 0; x < 5; x++)); do for ((y = 0; y < 5; y++)); do
   if [ $x -ne $y ]; then printf '%d:%d ' $((x + 5 * y)) $((y + 5 * x)); fi; done; done)
+# shellcheck disable=SC2034
 shift22=$(for ((x = 0; x < 5; x++)); do for ((y = 0; y < 5; y++)); do
   printf '%d:%d ' $((x + 5 * y)) $(((x + 2) % 5 + 5 * ((y + 2) % 5))); done; done)
 echo "torus 5x5"
