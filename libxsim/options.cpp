@@ -191,6 +191,14 @@ Contention to_contention(std::string_view v, const std::string& where) {
 const char* contention_name(Contention c) {
   return c == Contention::none ? "none" : c == Contention::endpoint ? "endpoint" : "links";
 }
+Sharing to_sharing(std::string_view v, const std::string& where) {
+  if (v == "serial") return Sharing::serial;
+  if (v == "fair") return Sharing::fair;
+  if (v == "rtt") return Sharing::rtt;
+  fail(where, "unknown link sharing " + quoted(v) + "; give serial, fair or rtt" +
+                  suggestion(v, {"serial", "fair", "rtt"}));
+}
+const char* sharing_name(Sharing s) { return s == Sharing::serial ? "serial" : s == Sharing::fair ? "fair" : "rtt"; }
 int64_t to_eager(std::string_view v, const std::string& where) {
   if (v == "auto") return -1;
   uint64_t b = 0;
@@ -562,6 +570,12 @@ constexpr OptionDef kOptions[] = {
      {[](Options& o, std::string_view v, const std::string& w) { o.contention = to_contention(v, w); },
       [](const Options& o) { return std::string(contention_name(o.contention)); }, kString,
       "a string (\"none\", \"endpoint\" or \"links\")"}},
+    {"sharing", "XSIM_SHARING", "model", "sharing", "serial|fair|rtt",
+     "links: how the flows crossing a link share it (serial: one after another in the order they left; fair: "
+     "max-min fair shares of its bandwidth; rtt: shares weighted by 1 / route latency, as SimGrid's CM02)",
+     {[](Options& o, std::string_view v, const std::string& w) { o.sharing = to_sharing(v, w); },
+      [](const Options& o) { return std::string(sharing_name(o.sharing)); }, kString,
+      "a string (\"serial\", \"fair\" or \"rtt\")"}},
     {"fault", "XSIM_FAULT", "faults", "inject", "RANK@TIME[,...]",
      "inject process failures: each RANK fails at virtual TIME (docs/resilience.md; none: no failure)",
      {[](Options& o, std::string_view v, const std::string& w) { o.faults = to_faults(v, w); },

@@ -30,6 +30,10 @@ enum class NetModel { analytic, loggp };
 // resource); links (also every link of the route is shared by the messages that cross it, in the order they
 // left their nodes: docs/network-model.md "Link contention").
 enum class Contention { none, endpoint, links };
+// links' sharing of a link between the flows that cross it (docs/network-model.md "Fair sharing"): serial
+// (one flow at a time, in the order they left their nodes), fair (max-min fair shares of its bandwidth) or
+// rtt (max-min shares weighted by the inverse of each flow's route latency, as SimGrid's CM02 model).
+enum class Sharing { serial, fair, rtt };
 constexpr uint64_t kDefaultEager = 64 * 1024;  // the eager limit when neither -xsim-eager nor a preset sets it
 
 // Per-rank globals (docs/privatization.md). automatic: on where a native process holds several ranks and
@@ -83,6 +87,7 @@ struct Options {
   // -1: the network preset's limit (NetworkSpec::eager), else kDefaultEager.
   int64_t eager = -1;
   Contention contention = Contention::endpoint;  // -xsim-contention / [model] contention (loggp)
+  Sharing sharing = Sharing::serial;             // -xsim-sharing / [model] sharing (contention links)
   // Injected process failures (docs/resilience.md): -xsim-fault RANK@TIME[,RANK@TIME...] / [faults] inject.
   // Each (world rank, virtual time), sorted by rank; a rank fails once. Default: none.
   std::vector<std::pair<int64_t, SimTime>> faults;

@@ -46,6 +46,9 @@ endfunction()
 
 # --- command line and environment: exit code 2 before the run starts -------------------------------------------
 bad_input(unknown_option 1 2 "unknown option -xsim-nq. did you mean -xsim-np\\?" ${BAD_OK} -xsim-nq 4)
+bad_input(sharing_unknown 1 2 "-xsim-sharing: unknown link sharing \"fiar\". give serial, fair or rtt.*did you mean fair"
+  ${BAD_OK} -xsim-sharing fiar)
+bad_input(sharing_needs_links 1 2 "-xsim-sharing fair: shares the links of -xsim-contention links" ${BAD_OK} -xsim-sharing fair)
 bad_input(unknown_option_far 1 2 "unknown option -xsim-frobnicate \\(see -xsim-help" ${BAD_OK} -xsim-frobnicate 1)
 bad_input(double_dash 1 2 "xsim options take a single dash, e.g. -xsim-np" ${BAD_OK} --xsim-np 4)
 bad_input(missing_value 1 2 "-xsim-np needs a value: -xsim-np M" ${BAD_OK} -xsim-np)

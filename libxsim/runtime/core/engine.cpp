@@ -138,6 +138,8 @@ void Engine::setup_loggp() {
     // A window must not be longer than that: a flow of this window then cannot be due in it, and every flow
     // due is known when it is timed (process_due_arrivals).
     if (nprocs_ > 1) lookahead_ = min(lookahead_, links_wire_min_);
+    const bool fair = opt_.sharing != Sharing::serial, rtt = opt_.sharing == Sharing::rtt;
+    if (fair) links_->share_fairly(links_wire_min_, rtt);
     // Inside the nodes: the inner levels' links, shared by the messages between the cores of one node.
     if (const auto* h = dynamic_cast<const net::Hierarchy*>(net_.get()); h && h->levels() > 1) {
       SimTime wire = SimTime::infinity();
@@ -148,6 +150,7 @@ void Engine::setup_loggp() {
         onnode_ = std::make_unique<LinkContention>(*net_, first_local_, first_local_ + static_cast<int64_t>(ranks_.size()),
                                                    /*ejection=*/false);
         onnode_wire_min_ = wire;
+        if (fair) onnode_->share_fairly(onnode_wire_min_, rtt);
       }
     }
   }

@@ -838,13 +838,14 @@ class Engine {
   // a route between two nodes without overheads (no message with data arrives sooner after it left).
   std::unique_ptr<LinkContention> links_;
   SimTime links_wire_min_;
-  [[gnu::noinline]] void add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave);
+  [[gnu::noinline]] void add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave, SimTime arrive);
   // The same for messages between two cores of one node over the inner levels of a hierarchy (null with
   // one level): their flows are this process's alone (a node is never split), so none is exchanged.
   std::unique_ptr<LinkContention> onnode_;
   SimTime onnode_wire_min_;
   bool onnode_flow(int64_t a, int64_t b) const { return !inter_node(a, b) && core_of(a) != core_of(b); }
-  [[gnu::noinline]] void add_onnode_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave);
+  [[gnu::noinline]] void add_onnode_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave,
+                                          SimTime arrive);
   [[gnu::noinline]] void onnode_delay(Message* m);  // an on-node message's delay on its node's links
   void mark_done(Message* m, SimTime done);  // the data of m arrives at done > m->t_arrive
   void exchange_flows();                    // a window's flows to and from the other processes

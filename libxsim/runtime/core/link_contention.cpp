@@ -189,10 +189,60 @@ void LinkContention::time_flow(const Flow& f) {
     wait = std::max(wait, start - head);
     head += l.latency.ps();
   }
+  keep_delay(f, wait);
+}
+
+void LinkContention::keep_delay(const Flow& f, int64_t wait) {
   if (wait > 0 && f.dst >= first_local_ && f.dst < end_local_) {
     delays_[Key{f.src, f.seq}] = wait;
     ++delayed_;
     total_delay_ps_ += wait;
+  }
+}
+
+void LinkContention::share_fairly(SimTime lag, bool rtt_weighted) {
+  fair_ = std::make_unique<FairShare>();
+  fair_lag_ = lag.ps();
+  rtt_weighted_ = rtt_weighted;
+}
+
+void LinkContention::start_fair(const Flow& f) {
+  ++flows_;
+  path_.clear();
+  system_.route_links(f.src_node, f.dst_node, 0, path_);
+  if (path_.empty()) return;
+  uint64_t bw = UINT64_MAX;
+  int64_t latency = 0;
+  for (const net::Link& l : path_) bw = std::min(bw, l.bandwidth_bps), latency += l.latency.ps();
+  uses_.clear();
+  for (const net::Link& l : path_) uses_.push_back({l.id, l.bandwidth_bps});
+  if (ejection_) uses_.push_back({eject_base_ + static_cast<uint64_t>(f.dst_node), bw});
+  const uint64_t id = next_fair_id_++;
+  const int64_t xfer = net::Network::transfer_time(f.bytes, bw).ps();
+  fair_flows_.emplace(id, FairFlow{f.src, f.dst, f.seq, f.leave_ps, xfer});
+  // rtt: SimGrid's CM02 gives a flow a share inversely proportional to its route's latency.
+  const double weight = rtt_weighted_ && latency > 0 ? 1e6 / static_cast<double>(latency) : 1.0;
+  fair_->add(id, f.leave_ps, f.arrive_ps - fair_lag_, static_cast<double>(f.bytes) * 8.0, weight, uses_);
+}
+
+void LinkContention::time_fair(SimTime bound) {
+  while (!pending_.empty() && pending_.front().leave_ps <= bound.ps()) {
+    std::pop_heap(pending_.begin(), pending_.end(), Later{});
+    const Flow f = pending_.back();
+    pending_.pop_back();
+    start_fair(f);
+  }
+  decided_.clear();
+  fair_->advance(bound.ps(), decided_);
+  for (const FairShare::Decided& d : decided_) {
+    auto it = fair_flows_.find(d.id);
+    const FairFlow ff = it->second;
+    fair_flows_.erase(it);
+    // Late by its fluid duration less its transfer time alone (a rounding picosecond is no wait).
+    const int64_t wait = d.end_ps - ff.leave - ff.xfer;
+    Flow f{};
+    f.src = ff.src, f.dst = ff.dst, f.seq = ff.seq;
+    keep_delay(f, wait > 1 ? wait : 0);
   }
 }
 

@@ -13,13 +13,21 @@
 // sends its own to the others at each window's end), so the link table is the same everywhere and the
 // result does not depend on their number. A process keeps the delays of the flows its own ranks receive
 // until the receiver takes them (take_delay).
+//
+// With share_fairly (-xsim-sharing fair or rtt), links are not held one flow at a time: the flows that
+// cross a link at once share its bandwidth, max-min fair (FairShare, fair_share.hpp), and a flow's delay is
+// its fluid duration minus its transfer time alone. A flow's end is decided from the flows that left by its
+// horizon: its uncontended arrival less the lag the engine's conservative rule guarantees (every flow that
+// left by then is known when its receiver needs the delay).
 // Layer: libxsim/runtime/core (xsim_core). Not thread-safe (the scheduler's thread).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "fair_share.hpp"
 #include "xsim/netmodel/network.hpp"
 #include "xsim/simtime.hpp"
 
@@ -35,6 +43,7 @@ class LinkContention {
     uint64_t bytes;
     int32_t src, dst;
     int32_t src_node, dst_node;
+    int64_t arrive_ps = 0;  // when its last byte would arrive alone (its horizon under fair sharing: less the lag)
   };
   // `system`: the network whose links are shared (it must list them: Network::route_links). Ranks
   // [first_local, end_local) are this process's: their flows' delays are kept for take_delay. `ejection`:
@@ -50,6 +59,12 @@ class LinkContention {
   // links), as a message naming the option and what to give instead; "" when it can.
   static std::string unsupported(const net::Network& net);
 
+  // Shares links fairly (max-min) instead of serially: every flow's end is decided `lag` before its
+  // uncontended arrival; rtt_weighted: each flow's share is weighted by the inverse of its route's latency,
+  // as SimGrid's CM02 model does (TCP's bias against long round trips). Call before any flow is added.
+  void share_fairly(SimTime lag, bool rtt_weighted);
+  bool fair() const { return fair_ != nullptr; }
+
   // A flow of one of this process's ranks: timed here, and sent to the other processes (outgoing()).
   void add_local(const Flow& f, bool other_processes) {
     push(f);
@@ -62,6 +77,7 @@ class LinkContention {
   // Times every known flow that left at or before `bound`, in flow order. The caller guarantees that no
   // flow that left at or before `bound` is still to come.
   void time_upto(SimTime bound) {
+    if (fair_) [[unlikely]] return time_fair(bound);
     if (!pending_.empty() && pending_.front().leave_ps <= bound.ps()) time_due(bound);
   }
   // The delay of flow (src, seq) to a local rank, once timed (zero: none); forgotten afterwards.
@@ -116,6 +132,9 @@ class LinkContention {
   void push(const Flow& f);
   void time_due(SimTime bound);
   void time_flow(const Flow& f);
+  void time_fair(SimTime bound);
+  void start_fair(const Flow& f);
+  void keep_delay(const Flow& f, int64_t wait);
 
   const net::Network& system_;
   int64_t first_local_, end_local_;
@@ -133,6 +152,19 @@ class LinkContention {
   std::vector<uint32_t> spare_;
   std::unordered_map<Key, int64_t, KeyHash> delays_;  // local receivers' delayed flows -> delay (ps)
   std::vector<net::Link> path_;                       // scratch: the route being timed
+  // Fair sharing (null: serial): the fluid model, the flows under way in it (by id), the horizon lag.
+  std::unique_ptr<FairShare> fair_;
+  struct FairFlow {
+    int32_t src, dst;
+    uint64_t seq;
+    int64_t leave, xfer;  // ps
+  };
+  std::unordered_map<uint64_t, FairFlow> fair_flows_;
+  std::vector<FairShare::Use> uses_;
+  std::vector<FairShare::Decided> decided_;
+  uint64_t next_fair_id_ = 0;
+  int64_t fair_lag_ = 0;
+  bool rtt_weighted_ = false;
   uint64_t flows_ = 0, delayed_ = 0;
   int64_t total_delay_ps_ = 0;
 };

@@ -183,7 +183,8 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
   } else if (!inter_node(r.world, dst)) {
     latency = message_latency(r.world, dst, bytes);
     // Link contention inside the node (the flow takes the sequence number the message gets below).
-    if (onnode_ && onnode_flow(r.world, dst)) [[unlikely]] add_onnode_flow(r.world, dst, r.send_seq, bytes, leave);
+    if (onnode_ && onnode_flow(r.world, dst)) [[unlikely]]
+      add_onnode_flow(r.world, dst, r.send_seq, bytes, leave, leave + latency);
   } else {  // the node's NIC injects one message at a time: size / bandwidth each, at least the gap apart
     const net::Route path = net_->route(core_of(r.world), core_of(dst));
     SimTime xfer;
@@ -192,7 +193,7 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
     leave = max(leave, nic.inject_free);
     nic.inject_free = leave + max(gap_, contention_ ? xfer : SimTime::zero());
     latency = wire_latency;
-    if (links_) [[unlikely]] add_flow(r.world, dst, r.send_seq, bytes, leave);  // seq: as the message's below
+    if (links_) [[unlikely]] add_flow(r.world, dst, r.send_seq, bytes, leave, leave + latency);  // seq: as the message's
   }
   m->t_arrive = fifo_arrival(r, static_cast<int32_t>(dst), leave + latency);
   m->seq = r.send_seq++;
@@ -252,9 +253,9 @@ void Engine::handle_cts(Message* c) {
     NodeNic& nic = nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(sender - first_local_)])];
     start = max(start, nic.inject_free);
     nic.inject_free = start + max(gap_, contention_ ? xfer : SimTime::zero());
-    if (links_ && bytes) add_flow(sender, receiver, data_seq, bytes, start);
+    if (links_ && bytes) add_flow(sender, receiver, data_seq, bytes, start, start + data_latency);
   } else if (onnode_ && bytes && onnode_flow(sender, receiver)) {
-    add_onnode_flow(sender, receiver, data_seq, bytes, start);
+    add_onnode_flow(sender, receiver, data_seq, bytes, start, start + data_latency);
   }
   q.complete = true;
   q.completion = start + xfer;
@@ -273,15 +274,15 @@ void Engine::handle_cts(Message* c) {
   route(d);
 }
 
-void Engine::add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave) {
+void Engine::add_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave, SimTime arrive) {
   links_->add_local({leave.ps(), seq, bytes, static_cast<int32_t>(src), static_cast<int32_t>(dst),
-                     static_cast<int32_t>(node_of(src)), static_cast<int32_t>(node_of(dst))},
+                     static_cast<int32_t>(node_of(src)), static_cast<int32_t>(node_of(dst)), arrive.ps()},
                     nprocs_ > 1);
 }
 
-void Engine::add_onnode_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave) {
+void Engine::add_onnode_flow(int64_t src, int64_t dst, uint64_t seq, uint64_t bytes, SimTime leave, SimTime arrive) {
   onnode_->add_local({leave.ps(), seq, bytes, static_cast<int32_t>(src), static_cast<int32_t>(dst), core_of(src),
-                      core_of(dst)},
+                      core_of(dst), arrive.ps()},
                      false);
 }
 

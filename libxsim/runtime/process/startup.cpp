@@ -424,6 +424,14 @@ int xsim_main(int argc, char** argv, char** envp) {
       return 2;
     }
   if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
+  if (opt.sharing != Sharing::serial && (opt.model != NetModel::loggp || opt.contention != Contention::links)) {
+    if (proc == 0)
+      std::fprintf(stderr, "xsim: -xsim-sharing %s: shares the links of -xsim-contention links (model loggp); give "
+                           "-xsim-contention links too, or -xsim-sharing serial\n",
+                   opt.sharing == Sharing::fair ? "fair" : "rtt");
+    PMPI_Finalize();
+    return 2;
+  }
   if (opt.model == NetModel::loggp && opt.contention == Contention::links) {
     if (std::string why = LinkContention::unsupported(*built.network); !why.empty()) {
       if (proc == 0) std::fprintf(stderr, "xsim: %s\n", why.c_str());

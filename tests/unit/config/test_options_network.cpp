@@ -327,6 +327,19 @@ TEST(Options, MessageModelDefaultsAndValues) {
   EXPECT_EQ(back.contention, o.contention);
 }
 
+TEST(Options, SharingDefaultsAndValues) {
+  EXPECT_EQ(parse({"app"}).sharing, Sharing::serial);
+  EXPECT_EQ(parse({"app", "-xsim-sharing", "fair"}).sharing, Sharing::fair);
+  EXPECT_EQ(parse({"app"}, {"XSIM_SHARING=rtt"}).sharing, Sharing::rtt);
+  TempFile f("[model]\ncontention = \"links\"\nsharing = \"fair\"\n");
+  Options t = parse({"app", "-xsim-config", f.path()});
+  EXPECT_EQ(t.sharing, Sharing::fair);
+  TempFile g(to_toml(t));  // printed back as TOML, read again: the same
+  EXPECT_EQ(parse({"app", "-xsim-config", g.path()}).sharing, Sharing::fair);
+  EXPECT_HAS(error_of({"app", "-xsim-sharing", "fiar"}), "-xsim-sharing");
+  EXPECT_HAS(error_of({"app", "-xsim-sharing", "fiar"}), "did you mean fair");
+}
+
 TEST(Options, MessageModelBadValuesNameTheOption) {
   EXPECT_HAS(error_of({"app", "-xsim-model", "logp"}), "-xsim-model");
   EXPECT_HAS(error_of({"app", "-xsim-model", "logp"}), "did you mean loggp");
