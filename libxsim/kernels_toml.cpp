@@ -172,8 +172,10 @@ bool is_kernels_home_key(std::string_view key) {
 KernelMode to_kernel_mode(std::string_view v, const std::string& where) {
   if (v == "exec") return KernelMode::exec;
   if (v == "model") return KernelMode::model;
-  fail(where, "unknown kernel mode " + quoted(v) + "; give exec (run the BLAS calls) or model (charge their "
-              "modelled time instead)" + suggestion(v, {"exec", "model"}));
+  if (v == "audit") return KernelMode::audit;
+  fail(where, "unknown kernel mode " + quoted(v) + "; give exec (run the BLAS calls), model (charge their "
+              "modelled time instead) or audit (run them and report their measured time beside the model's)" +
+              suggestion(v, {"exec", "model", "audit"}));
 }
 
 std::string to_kernel_preset(std::string_view v, const std::string& where) {
@@ -231,15 +233,16 @@ std::string kernels_to_toml(const Options& o) {
 }
 
 void check_kernels(const Options& o, const std::string& mode_where) {
-  if (o.kernels.mode != KernelMode::model) return;
+  if (o.kernels.mode == KernelMode::exec) return;
   const proc::KernelParams p = kernel_params(o.kernels);
+  const std::string mode_name = o.kernels.mode == KernelMode::model ? "model" : "audit";
   const std::string how = "run xsim-calibrate --kernels --out FILE on the machine and pass -xsim-config FILE, or "
                           "give -xsim-kernel-preset NAME (" + join(proc::kernel_preset_names()) + ")";
   if (p.peak < 0 && p.bandwidth < 0)
-    fail(mode_where, "-xsim-kernels model needs the machine's kernel parameters ([kernels] peak and bandwidth) and "
+    fail(mode_where, "-xsim-kernels " + mode_name + " needs the machine's kernel parameters ([kernels] peak and bandwidth) and "
                      "none are given: " + how);
-  if (p.peak < 0) fail(mode_where, "-xsim-kernels model: [kernels] peak is not given (" + how + ")");
-  if (p.bandwidth < 0) fail(mode_where, "-xsim-kernels model: [kernels] bandwidth is not given (" + how + ")");
+  if (p.peak < 0) fail(mode_where, "-xsim-kernels " + mode_name + ": [kernels] peak is not given (" + how + ")");
+  if (p.bandwidth < 0) fail(mode_where, "-xsim-kernels " + mode_name + ": [kernels] bandwidth is not given (" + how + ")");
 }
 
 }  // namespace cfg

@@ -675,12 +675,14 @@ constexpr OptionDef kOptions[] = {
     {"progress", "XSIM_PROGRESS", "output", "progress", "auto|on|off",
      "progress line on stderr (virtual time, ranks finished, messages/s); auto: when stderr is a terminal",
      auto_mode_value<&Options::progress>()},
-    {"kernels", "XSIM_KERNELS", "kernels", "mode", "exec|model",
-     "BLAS calls of the ranks: exec runs them; model charges their modelled time instead, without running them "
-     "(docs/real-programs.md)",
+    {"kernels", "XSIM_KERNELS", "kernels", "mode", "exec|model|audit",
+     "BLAS calls of the ranks: exec runs them; model charges their modelled time instead, without running them; "
+     "audit runs them and reports their measured time beside the model's (docs/real-programs.md)",
      {[](Options& o, std::string_view v, const std::string& w) { o.kernels.mode = to_kernel_mode(v, w); },
-      [](const Options& o) { return std::string(o.kernels.mode == KernelMode::model ? "model" : "exec"); }, kString,
-      "a string (\"exec\" or \"model\")"}},
+      [](const Options& o) {
+        return std::string(o.kernels.mode == KernelMode::model ? "model" : o.kernels.mode == KernelMode::audit ? "audit" : "exec");
+      },
+      kString, "a string (\"exec\", \"model\" or \"audit\")"}},
     {"kernel-preset", "XSIM_KERNEL_PRESET", "kernels", "preset", "NAME",
      "kernel model parameters of a machine: frontera or pupmaya; [kernels] keys given override its values",
      {[](Options& o, std::string_view v, const std::string& w) { o.kernels.preset = to_kernel_preset(v, w); },

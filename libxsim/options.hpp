@@ -51,8 +51,9 @@ enum class LargeScaleMode { automatic, on, off };
 constexpr int64_t kLargeScaleRanks = 512;  // measured: bench/README.md "Prefetch or load"
 
 // Kernel models of BLAS calls (docs/real-programs.md "Kernel models"): exec runs every call; model charges a
-// virtual rank's calls the modelled time instead (libxsim/runtime/process/blas_kernels.cpp).
-enum class KernelMode { exec, model };
+// virtual rank's calls the modelled time instead (libxsim/runtime/process/blas_kernels.cpp); audit runs them
+// as exec does and reports, per family and shape, their measured time beside the model's.
+enum class KernelMode { exec, model, audit };
 struct KernelOptions {
   KernelMode mode = KernelMode::exec;  // -xsim-kernels / [kernels] mode
   std::string preset;                  // -xsim-kernel-preset / [kernels] preset ("": none)

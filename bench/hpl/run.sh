@@ -9,6 +9,7 @@
 #   run.sh scale N NB P Q [NP] [MN]  HPL modelled and folded on P x Q ranks (NP native processes, default 1;
 #                                    network MN, default frontera): wall time, peak memory, Gflops
 #   run.sh machine frontera|pupmaya [N P Q]   a TOP500 machine with its preset kernels and network
+#   run.sh row_swap                  HPL_dlaswp00N's loop timed here against hpl.toml's model of it
 # Every run prints HPL's result line and xsim's report; OUT (default /tmp/xsim-hpl) keeps the logs.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -84,6 +85,12 @@ case "${1:-}" in
     hpl "scale_${N}_${P}x${Q}_n$NP" "$NP" "$N" "$NB" "$P" "$Q" -- -xsim-cpu none -xsim-kernels model \
       -xsim-config "$cfg" -xsim-fold "$FOLD" -xsim-poll-skip on -xsim-mn "$MN"
     ;;
+  row_swap)
+    [ -f "$OUT/host.toml" ] || "$0" calibrate
+    bps=$(awk -F'"' '/^bandwidth *=/ {sub(/bps$/, "", $2); print $2; exit}' "$OUT/host.toml")
+    ${CC:-cc} -O2 -o "$OUT/row_swap" "$HERE/row_swap.c"
+    "$OUT/row_swap" "$(awk -v b="$bps" 'BEGIN {print b / 8e9}')"
+    ;;
   machine)
     M=$2
     case "$M" in
@@ -96,7 +103,7 @@ case "${1:-}" in
       -xsim-config "$HERE/hpl.toml" -xsim-fold "$FOLD" -xsim-poll-skip on -xsim-mn "$M"
     ;;
   *)
-    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -25,6 +25,21 @@ KernelTally& kernel_tally() {
   return t;
 }
 
+int audit_class(const proc::KernelCall& c) {
+  if (proc::compute_bound(c.kernel)) {
+    const int64_t d = proc::kernel_shape_dim(c);
+    return d < 16 ? 0 : d < 64 ? 1 : d < 256 ? 2 : 3;
+  }
+  const double b = proc::kernel_work(c);
+  return b < 65536 ? 0 : b < 1048576 ? 1 : b < 16777216 ? 2 : 3;
+}
+
+const char* audit_class_name(proc::Kernel k, int cls) {
+  static const char* const dims[] = {"d<16", "d<64", "d<256", "d>=256"};
+  static const char* const bytes[] = {"<64K", "<1M", "<16M", ">=16M"};
+  return proc::compute_bound(k) ? dims[cls] : bytes[cls];
+}
+
 namespace {
 // Sums the kernel models' figures over the native processes (collective: every process calls it under
 // -xsim-kernels model) and, on process 0, prints them: one line of totals and one of the families called.
@@ -53,6 +68,38 @@ void report_kernels(Engine& e, const Options& opt, FILE* f) {
                "(%s)\n", static_cast<long long>(calls), static_cast<double>(ps) * 1e-12,
                t.model ? t.model->describe().c_str() : "");
   if (calls > 0) std::fprintf(f, "xsim:                     %s\n", families.c_str());
+}
+
+// -xsim-kernels audit (collective, like report_kernels): per family and size class, the calls, their measured
+// time and the model's, and the model's error, on process 0.
+void report_audit(Engine& e, const Options& opt, FILE* f) {
+  const KernelTally& t = kernel_tally();
+  constexpr int C = KernelTally::kAuditClasses, K = proc::kKernelCount;
+  std::vector<int64_t> v(3 * K * C);
+  for (int i = 0; i < K; ++i)
+    for (int c = 0; c < C; ++c) {
+      v[static_cast<size_t>((0 * K + i) * C + c)] = static_cast<int64_t>(t.audit_calls[i][c]);
+      v[static_cast<size_t>((1 * K + i) * C + c)] = t.audit_measured[i][c];
+      v[static_cast<size_t>((2 * K + i) * C + c)] = t.audit_model[i][c];
+    }
+  if (e.nprocs() > 1) native::allreduce_sum(v.data(), static_cast<int>(v.size()));
+  if (e.proc() != 0 || !opt.report) return;
+  auto at = [&](int what, int i, int c) { return v[static_cast<size_t>((what * K + i) * C + c)]; };
+  double measured = 0, model = 0;
+  for (int i = 0; i < K; ++i)
+    for (int c = 0; c < C; ++c) measured += static_cast<double>(at(1, i, c)), model += static_cast<double>(at(2, i, c));
+  std::fprintf(f, "xsim: kernel audit        BLAS calls run and timed (thread CPU time) beside the model (%s): "
+               "measured %.6f s, model %.6f s (%+.1f%%) in all ranks\n",
+               t.model ? t.model->describe().c_str() : "", measured * 1e-12, model * 1e-12,
+               measured > 0 ? (model / measured - 1) * 100 : 0.0);
+  for (int i = 0; i < K; ++i)
+    for (int c = 0; c < C; ++c) {
+      if (at(0, i, c) == 0) continue;
+      const double ms = static_cast<double>(at(1, i, c)) * 1e-12, md = static_cast<double>(at(2, i, c)) * 1e-12;
+      std::fprintf(f, "xsim:   %-6s %-7s %10lld calls  measured %12.6f s  model %12.6f s  %+7.1f%%\n",
+                   proc::kernel_name(static_cast<proc::Kernel>(i)), audit_class_name(static_cast<proc::Kernel>(i), c),
+                   static_cast<long long>(at(0, i, c)), ms, md, ms > 0 ? (md / ms - 1) * 100 : 0.0);
+    }
 }
 }  // namespace
 
@@ -172,11 +219,12 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     native::allreduce_sum(psums, 3);
     native::allreduce_max(pmax, 1);
   }
-  const bool kernels = opt.kernels.mode == KernelMode::model;
+  const bool kernels = opt.kernels.mode == KernelMode::model, audit = opt.kernels.mode == KernelMode::audit;
   std::string extra;
   for (ReportLines fn : g_extra_lines) extra += fn();  // collective: every process sums its figures
   if (e.proc() != 0 || !opt.report) {
     if (kernels) report_kernels(e, opt, stderr);  // collective
+    if (audit) report_audit(e, opt, stderr);      // collective
     return;
   }
   const double n = static_cast<double>(e.world_size());
@@ -237,6 +285,7 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
                  static_cast<long long>(ulfm[0]), static_cast<long long>(ulfm[1]), static_cast<long long>(ulfm[2]),
                  s(ulfm[3]) / n);
   if (kernels) report_kernels(e, opt, f);  // docs/real-programs.md "Kernel models"
+  if (audit) report_audit(e, opt, f);      // docs/real-programs.md "Checking a calibration on the program"
   std::fprintf(f, "xsim: simulator wall time %.3f s\n", wall_seconds);
   std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(sums[4]),
                wall_seconds > 0 ? static_cast<double>(sums[4]) / wall_seconds : 0.0);

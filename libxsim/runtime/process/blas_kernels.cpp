@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <exception>
 #include <optional>
@@ -21,6 +22,7 @@ bool xsim_blas_model = false;
 
 namespace xsim::blas {
 bool g_family_exec[proc::kKernelCount] = {};
+bool g_audit = false;
 
 namespace {
 std::optional<proc::KernelModel> g_kernel_model;
@@ -59,6 +61,29 @@ void charge(const char* name, const proc::KernelCall& c) {
   }
 }
 
+namespace {
+int64_t thread_cpu_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+}  // namespace
+
+AuditTimer::AuditTimer(const proc::KernelCall& c) : call_(c), start_ns_(thread_cpu_ns()) {}
+
+AuditTimer::~AuditTimer() {
+  const int64_t measured_ps = (thread_cpu_ns() - start_ns_) * 1000;
+  KernelTally& tally = kernel_tally();
+  const size_t i = static_cast<size_t>(call_.kernel);
+  const int cls = audit_class(call_);
+  ++tally.audit_calls[i][cls];
+  tally.audit_measured[i][cls] += measured_ps;
+  try {
+    tally.audit_model[i][cls] += g_kernel_model->time(call_).ps();
+  } catch (const std::exception&) {  // beyond the virtual time range: not comparable, left out of the model sum
+  }
+}
+
 void* next_symbol(const char* name) {
   if (void* f = dlsym(RTLD_NEXT, name)) return f;
   std::fflush(stdout);
@@ -74,15 +99,17 @@ void* next_symbol(const char* name) {
 }
 
 void start(const Options& opt, int proc) {
-  xsim_blas_model = opt.kernels.mode == KernelMode::model;
+  xsim_blas_model = opt.kernels.mode != KernelMode::exec;
   if (!xsim_blas_model) return;
+  g_audit = opt.kernels.mode == KernelMode::audit;
   g_kernel_model.emplace(kernel_params(opt.kernels));
   for (proc::Kernel k : opt.kernels.exec) g_family_exec[static_cast<size_t>(k)] = true;
   kernel_tally().model = &*g_kernel_model;
   if (proc == 0 && !dlsym(RTLD_NEXT, "dgemm_") && !dlsym(RTLD_NEXT, "cblas_dgemm") && !program_imports_blas())
     std::fprintf(stderr,
-                 "xsim: warning: -xsim-kernels model, but this process loads no BLAS library (no dgemm_ or "
-                 "cblas_dgemm after libxsim) and calls none: nothing will be modelled\n");
+                 "xsim: warning: -xsim-kernels %s, but this process loads no BLAS library (no dgemm_ or "
+                 "cblas_dgemm after libxsim) and calls none: nothing will be %s\n",
+                 g_audit ? "audit" : "model", g_audit ? "audited" : "modelled");
 }
 
 }  // namespace xsim::blas

@@ -2,7 +2,7 @@
 // BLAS entry points of every modelled kernel (Fortran dgemm_ and CBLAS cblas_dgemm spellings, s and d:
 // blas_fortran.cpp, blas_cblas.cpp). Each forwards to the next definition (the program's BLAS) unless
 // the model is on and the caller is a virtual rank's own application code; then the call is not executed
-// and the rank is charged the modelled time. Layer: libxsim/runtime/process (xsim_process).
+// and the rank is charged the modelled time (under -xsim-kernels audit it is executed and timed instead). Layer: libxsim/runtime/process (xsim_process).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "engine.hpp"
 #include "xsim/procmodel/kernel_model.hpp"
 
-// -xsim-kernels model; set once at start-up, before any rank runs (read by the entry points' assembly).
+// -xsim-kernels model or audit; set once at start-up, before any rank runs (read by the entry points' assembly).
 extern "C" __attribute__((visibility("hidden"))) bool xsim_blas_model;
 
 namespace xsim {
@@ -29,6 +29,22 @@ inline bool modelled() {
 
 // [kernels] exec: the families run as they are even under the model (by proc::Kernel), set at start-up.
 extern bool g_family_exec[proc::kKernelCount];
+// -xsim-kernels audit: modelled() calls run and are timed (AuditTimer) instead of being charged.
+extern bool g_audit;
+// Times one call that runs under -xsim-kernels audit (thread CPU time from construction to destruction,
+// which follows the call: it works for functions with and without a value) and tallies it with the model's
+// time for its shape.
+class AuditTimer {
+ public:
+  explicit AuditTimer(const proc::KernelCall& c);
+  ~AuditTimer();
+  AuditTimer(const AuditTimer&) = delete;
+  AuditTimer& operator=(const AuditTimer&) = delete;
+
+ private:
+  proc::KernelCall call_;
+  int64_t start_ns_;
+};
 // One call's shape (proc::KernelCall's fields).
 inline proc::KernelCall shape(proc::Kernel k, bool single, int64_t m, int64_t n, int64_t kk = 0, bool right = false,
                               bool trans = false) {
@@ -69,7 +85,9 @@ void start(const Options& opt, int proc);
   extern "C" {                                                                                         \
   __attribute__((visibility("hidden"))) void* xsim_blas_real_##NAME = nullptr;                         \
   __attribute__((visibility("hidden"), used, noinline)) RET xsim_blas_slow_##NAME PARAMS {             \
-    if (::xsim::blas::modelled() && !::xsim::blas::g_family_exec[static_cast<size_t>((SHAPE).kernel)]) { \
+    const bool in_rank = ::xsim::blas::modelled();                                                     \
+    if (in_rank && !::xsim::blas::g_audit &&                                                           \
+        !::xsim::blas::g_family_exec[static_cast<size_t>((SHAPE).kernel)]) {                           \
       ::xsim::blas::charge(#NAME, SHAPE);                                                              \
       return VALUE;                                                                                    \
     }                                                                                                  \
@@ -77,6 +95,10 @@ void start(const Options& opt, int proc);
     if (!real) {                                                                                       \
       real = ::xsim::blas::next_symbol(#NAME);                                                         \
       __atomic_store_n(&xsim_blas_real_##NAME, real, __ATOMIC_RELEASE);                                \
+    }                                                                                                  \
+    if (in_rank && ::xsim::blas::g_audit) {                                                            \
+      const ::xsim::blas::AuditTimer timer(SHAPE);                                                     \
+      return reinterpret_cast<RET(*) PARAMS>(real) ARGS;                                               \
     }                                                                                                  \
     return reinterpret_cast<RET(*) PARAMS>(real) ARGS;                                                 \
   }                                                                                                    \
