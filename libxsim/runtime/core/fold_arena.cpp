@@ -76,6 +76,11 @@ uint64_t FoldArena::size_of(uint64_t user) const {
   return it == live_.end() ? 0 : it->second.bytes;
 }
 
+uint64_t FoldArena::slot_of(uint64_t user) const {
+  auto it = live_.find(user);
+  return it == live_.end() ? UINT64_MAX : it->second.slot;
+}
+
 uint64_t FoldArena::free_slots() const {
   uint64_t n = 0;
   for (const auto& [cls, v] : free_) n += v.size();

@@ -45,6 +45,8 @@ class FoldArena {
   bool give(uint64_t user);
   // The requested size of the live block at `user`, or 0 if none.
   uint64_t size_of(uint64_t user) const;
+  // The slot of the live block at `user` (its start), or UINT64_MAX if none.
+  uint64_t slot_of(uint64_t user) const;
 
   // The slot size of a request of `bytes` (its class).
   static uint64_t class_bytes(uint64_t bytes);

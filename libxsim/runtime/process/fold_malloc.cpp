@@ -22,6 +22,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <unordered_map>
+#include <utility>
 #include <new>
 #include <string>
 
@@ -142,18 +145,71 @@ void release(Span s) {
   if (s.first < s.end) madvise(at(s.first), s.end - s.first, MADV_DONTNEED);
 }
 
-// Private backing, a reused slot: its previous allocation's edge pages were kept at free (fold_free), so
-// that the usual next allocation of the slot (HPL's next panel, a little smaller) writes its edges without a
-// page fault each; those that are not this block's edges go back now. A calloc'd block (zero) gets all of
-// them back, its own included, so that every byte it holds reads zero.
-void reuse_private(const FoldArena::Block& b, bool zero) {
-  const auto own = [&](Span s) { return !zero && (overlap(s, b.head) || overlap(s, b.tail)); };
-  if (!own(b.old_head)) release(b.old_head);
-  if (!own(b.old_tail) && !(b.old_tail == b.old_head)) release(b.old_tail);
-  if (zero) {
-    release(b.head);
-    release(b.tail);
+// Private backing: what a rank wrote into a folded block goes back to the system after the block is freed,
+// but not at once. Freed blocks wait, oldest first, until kPendingBytes of them wait; then the oldest go back
+// (one madvise each). A block whose slot is taken again before that is not given back at all: its pages are
+// the new block's (HPL frees and allocates its panel buffers every iteration, and each receive into them
+// would otherwise fault its pages in again: a third of the simulator's time at 1,024 ranks). Pages stay
+// only inside a live block's range or a waiting one's, and a slot taken again kReuses times in a row gives
+// its pages back then, so that a live block holds what at most kReuses uses of its slot wrote: the resident
+// folded memory is bounded by that plus kPendingBytes.
+constexpr uint64_t kPendingBytes = uint64_t{128} << 20;
+constexpr uint32_t kReuses = 64;
+std::unordered_map<uint64_t, uint32_t>* g_reuses = nullptr;  // by slot: takes since its pages last went back
+struct PendingBlock {
+  uint64_t user, bytes, gen;
+};
+std::unordered_map<uint64_t, PendingBlock>* g_pending = nullptr;  // by slot
+std::deque<std::pair<uint64_t, uint64_t>>* g_pending_order = nullptr;  // (slot, gen), oldest first
+uint64_t g_pending_bytes = 0, g_pending_gen = 0;
+
+Span pages(uint64_t first, uint64_t end) {
+  return {first & ~uint64_t{4095}, (end + 4095) & ~uint64_t{4095}};
+}
+
+void release_oldest_pending() {
+  while (g_pending_bytes > kPendingBytes && !g_pending_order->empty()) {
+    const auto [slot, gen] = g_pending_order->front();
+    g_pending_order->pop_front();
+    auto it = g_pending->find(slot);
+    if (it == g_pending->end() || it->second.gen != gen) continue;  // taken again meanwhile
+    release(pages(it->second.user, it->second.user + it->second.bytes));
+    g_pending_bytes -= it->second.bytes;
+    g_pending->erase(it);
   }
+}
+
+// A freed block's range waits to go back (fold_free).
+void pend(uint64_t slot, uint64_t user, uint64_t bytes) {
+  if (!g_pending) {
+    g_pending = new std::unordered_map<uint64_t, PendingBlock>();
+    g_pending_order = new std::deque<std::pair<uint64_t, uint64_t>>();
+    g_reuses = new std::unordered_map<uint64_t, uint32_t>();
+  }
+  g_pending->insert_or_assign(slot, PendingBlock{user, bytes, ++g_pending_gen});
+  g_pending_order->emplace_back(slot, g_pending_gen);
+  g_pending_bytes += bytes;
+  release_oldest_pending();
+}
+
+// A reused slot, private backing: if its last block still waits, what lies outside the new block goes back
+// now and the rest is the new block's; a calloc'd block (zero) gets all of it back, to read zero.
+void reuse_private(const FoldArena::Block& b, uint64_t bytes, bool zero) {
+  if (!g_pending) return;
+  auto it = g_pending->find(b.slot);
+  if (it == g_pending->end()) return;  // given back already
+  const PendingBlock old = it->second;
+  g_pending_bytes -= old.bytes;
+  g_pending->erase(it);
+  const Span was = pages(old.user, old.user + old.bytes);
+  uint32_t& reuses = (*g_reuses)[b.slot];
+  if (zero || ++reuses >= kReuses) {
+    reuses = 0;
+    return release(was);
+  }
+  const Span now = pages(b.user, b.user + bytes);
+  release(Span{was.first, std::min(was.end, now.first)});
+  release(Span{std::max(was.first, now.end), was.end});
 }
 
 // Maps a block's slot for its use: a fresh slot whole; a reused one only where its private edges moved.
@@ -205,7 +261,7 @@ void* fold_alloc(uint64_t bytes, uint64_t align, bool zero) {
   std::optional<FoldArena::Block> b = g_arena->take(bytes, align);
   if (!b) die(false, bytes);
   if (!g_shared_backing && !b->fresh) {
-    reuse_private(*b, zero);  // one private mapping already covers the slot
+    reuse_private(*b, bytes, zero);  // one private mapping already covers the slot
   } else {
     map_block(*b);
     if (g_map_errno) die(true, bytes, b->fresh ? b->slot : 0);
@@ -220,19 +276,16 @@ void fold_free(void* p) {
   Guard g;
   const uint64_t off = reinterpret_cast<uintptr_t>(p) - g_state.base;
   const uint64_t n = g_arena ? g_arena->size_of(off) : 0;
+  const uint64_t slot = g_arena ? g_arena->slot_of(off) : UINT64_MAX;
   if (!g_arena || !g_arena->give(off)) {
     std::fprintf(stderr, "xsim: -xsim-fold: free() of %p, inside the folded address space but not the start "
                  "of a live folded allocation (a double free or a bad pointer)\n", p);
     std::abort();
   }
-  // Private backing: what the rank wrote goes back to the system now (the slot is reused by any rank, for any
-  // size of its class: written pages would otherwise stay resident for good), but for the pages of its first
-  // and last kEdge bytes, which the slot's next allocation releases or reuses (reuse_private): at most four
-  // pages per free slot stay. One madvise per free.
-  if (!g_shared_backing && n > 0) {
-    const Span head = FoldArena::head_pages(off, n), tail = FoldArena::tail_pages(off, n);
-    if (head.end < tail.first) release(Span{head.end, tail.first});
-  }
+  // Private backing: what the rank wrote goes back to the system later, unless the slot is reused first (the
+  // slot is reused by any rank, for any size of its class: written pages would otherwise stay resident for
+  // good). See pend.
+  if (!g_shared_backing && n > 0) pend(slot, off, n);
 }
 
 uint64_t fold_size(const void* p) {
