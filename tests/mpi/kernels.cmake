@@ -1,4 +1,4 @@
-# Kernel models (-xsim-kernels exec|model; docs/real-programs.md "Kernel models"): blas_kernels.c calls the
+# Kernel models (-xsim-kernels exec|model|audit; docs/real-programs.md "Kernel models"): blas_kernels.c calls the
 # BLAS in both spellings (dgemm_, cblas_dgemm, ...). Included from tests/mpi/CMakeLists.txt (RUN, NONE,
 # PRELOAD, XSIM_LIB and xsim_mpi_test come from there). Without a BLAS library nothing is registered.
 #   kernels_model_times      model: each call's exact virtual time (blas_kernels.toml has the arithmetic),
@@ -9,6 +9,7 @@
 #                            OpenBLAS's where Debian's alternatives chose it), N = 1 and 2
 #   kernels_exec_reference   exec with the reference BLAS (LD_LIBRARY_PATH to Debian's netlib libblas.so.3)
 #   kernels_exec_preload     exec under LD_PRELOAD
+#   kernels_audit            audit: the calls run, and the report sums the model's time for them, N = 1 and 2
 #   kernels_no_blas          a program that calls dgemm_ and links no BLAS: exec fails naming dgemm_
 #   kernels_warn_no_blas     model in a program without any BLAS: one warning, the run goes on
 #   kernels_model_no_blas    model in a program linked against libxsim alone: no warning, the calls modelled
@@ -49,7 +50,11 @@ if(EXISTS ${_netlib}/libblas.so.3)
   xsim_mpi_test(kernels_exec_reference LD_LIBRARY_PATH=${_netlib} ${RUN} expect-stdout "1 2" "${_kexec_ok}" --
     $<TARGET_FILE:blas_kernels> exec -xsim-np 4 ${NONE})
 endif()
-set_tests_properties(kernels_model_times kernels_model_preload kernels_exec kernels_exec_preload
+# audit: the calls run (results right) and are timed; the model's sum for them is model's own (40 calls)
+xsim_mpi_test(kernels_audit ${RUN} expect-stderr "1 2"
+  "kernel audit +BLAS calls run and timed .* model 0\\.097284 s \\([-+][0-9.]+%\\) in all ranks" --
+  $<TARGET_FILE:blas_kernels> exec -xsim-np 4 ${NONE} -xsim-kernels audit -xsim-config ${_kdir}/blas_kernels.toml)
+set_tests_properties(kernels_model_times kernels_model_preload kernels_exec kernels_exec_preload kernels_audit
   PROPERTIES FAIL_REGULAR_EXPRESSION "FAIL")
 xsim_mpi_test(kernels_no_blas ${RUN} expect-fail 1 1
   "the program called the BLAS function dgemm_, but no library loaded after libxsim defines it" --
