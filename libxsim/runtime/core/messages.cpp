@@ -1,4 +1,4 @@
-// Engine (engine.hpp), the message path: the message allocator, sends (eager, synchronous, applied), delivery
+// Engine (engine.hpp), the message path (the allocator is message_alloc.cpp): sends (eager, synchronous, applied), delivery
 // to local ranks (deferred in the large-scale mode) and to other native processes, matching in virtual
 // arrival order, and the request table (receives, waits, tests, probes, cancellation).
 #include "engine.hpp"
@@ -12,6 +12,7 @@
 #include "copy_bytes.hpp"
 #include "fold_range.hpp"
 #include "engine_internal.hpp"
+#include "message_alloc.hpp"
 #include "message_wire.hpp"
 #include "native/datatype.hpp"
 #include "native/exchange.hpp"
@@ -20,101 +21,6 @@
 #include "privatize.hpp"
 
 namespace xsim {
-
-namespace {
-// Small messages (every control message, collectives on a few elements) come from two free lists instead of
-// malloc: blocks of one cache line (payload up to Message::kLinePayload bytes) and of two (up to 72 bytes).
-// Most simulated messages are small, and a freed block is reused hot by the next send of its size. Blocks
-// are carved 64-byte aligned from slabs, in address order; the lists keep what the peak of messages in
-// flight needed.
-struct FreeBlock {
-  FreeBlock* next;
-};
-constexpr uint64_t kSmallBlock[2] = {64, 128};
-constexpr uint64_t kSmallPayload = kSmallBlock[1] - sizeof(Message);
-constexpr size_t kSlabBytes = size_t{64} << 10;
-FreeBlock* g_free_small[2] = {nullptr, nullptr};
-// Larger messages (a panel of a factorization, a halo plane) come from power-of-two blocks kept on free
-// lists after use, up to kLargeCacheBytes in all: malloc would hand blocks of this size out as fresh
-// mappings, whose first touch costs a page fault per 4 KiB (measured on HPL at 64 ranks: page faults were
-// half of the simulator's time before this cache). Blocks above kLargeClasses are malloc's.
-constexpr int kLargeClasses = 28;  // blocks up to 2^27 bytes (128 MiB) are kept
-constexpr uint64_t kLargeCacheBytes = uint64_t{256} << 20;
-FreeBlock* g_free_large[kLargeClasses] = {};
-uint64_t g_large_cached = 0;  // bytes of blocks on the large free lists
-int large_class(uint64_t block) { return 64 - __builtin_clzll(block - 1); }  // ceil(log2(block)), block > 1
-void* large_alloc(uint64_t payload) {
-  const uint64_t block = sizeof(Message) + payload;
-  const int c = large_class(block);
-  if (c >= kLargeClasses) return std::malloc(block);
-  if (FreeBlock* b = g_free_large[c]) {
-    g_free_large[c] = b->next;
-    g_large_cached -= uint64_t{1} << c;
-    return b;
-  }
-  return std::malloc(uint64_t{1} << c);
-}
-void large_free(void* p, uint64_t payload) {
-  const int c = large_class(sizeof(Message) + payload);
-  if (c >= kLargeClasses || g_large_cached + (uint64_t{1} << c) > kLargeCacheBytes) return std::free(p);
-  auto* b = static_cast<FreeBlock*>(p);
-  b->next = g_free_large[c];
-  g_free_large[c] = b;
-  g_large_cached += uint64_t{1} << c;
-}
-// Ends the run naming the rank and the call (api_support.hpp's guarded). Out of line: keeps create small.
-[[noreturn, gnu::cold, gnu::noinline]] void message_alloc_failed(uint64_t bytes) {
-  throw std::runtime_error("out of memory: cannot allocate a message of " + std::to_string(bytes) + " bytes");
-}
-// Refills free list `c` with a new slab of blocks (first block first); returns its first block.
-[[gnu::noinline]] FreeBlock* refill_small(int c) {
-  char* slab = static_cast<char*>(std::aligned_alloc(64, kSlabBytes));
-  if (!slab) message_alloc_failed(kSmallBlock[c] - sizeof(Message));
-  for (size_t at = kSlabBytes; at >= kSmallBlock[c]; at -= kSmallBlock[c]) {
-    auto* b = reinterpret_cast<FreeBlock*>(slab + at - kSmallBlock[c]);
-    b->next = g_free_small[c];
-    g_free_small[c] = b;
-  }
-  return g_free_small[c];
-}
-// Message::create, inline into the engine's own sends. The size and the kind (kData) are written as one word.
-[[gnu::always_inline]] inline Message* make_message(uint64_t bytes) {
-  void* p;
-  if (bytes <= kSmallPayload) [[likely]] {
-    const int c = bytes > Message::kLinePayload;
-    FreeBlock* b = g_free_small[c];
-    if (!b) [[unlikely]] b = refill_small(c);
-    g_free_small[c] = b->next;
-    p = b;
-  } else {
-    p = bytes <= Message::kMaxBytes ? large_alloc(bytes) : nullptr;
-    if (!p) [[unlikely]] message_alloc_failed(bytes);
-  }
-  Message* m = static_cast<Message*>(p);
-  m->size_kind = bytes;  // kind kData
-  return m;
-}
-}  // namespace
-
-Message* Message::create(uint64_t bytes) { return make_message(bytes); }
-Message* Message::create_folded(uint64_t bytes) {
-  void* p = large_alloc(kFoldedPayload);
-  if (!p) message_alloc_failed(kFoldedPayload);
-  Message* m = static_cast<Message*>(p);
-  m->size_kind = bytes | kFoldedBit;  // kind kData
-  return m;
-}
-void Message::destroy(Message* m) {
-  const uint64_t bytes = m->stored_bytes();
-  if (bytes <= kSmallPayload) [[likely]] {
-    const int c = bytes > kLinePayload;
-    auto* b = reinterpret_cast<FreeBlock*>(m);
-    b->next = g_free_small[c];
-    g_free_small[c] = b;
-  } else {
-    large_free(m, bytes);
-  }
-}
 
 namespace {
 
@@ -159,7 +65,7 @@ int Engine::send(const void* buf, int count, MPI_Datatype type, int64_t dst, int
                                    (m = make_folded_typed_message(buf, count, type, bytes)))) [[unlikely]] {
     // memory folding: only the head and tail of the data travel
   } else {
-    m = make_message(bytes);
+    m = message_alloc::make(bytes);
     if (bytes) {
       if (type_facts.contiguous)
         copy_bytes(m->payload(), buf, bytes);
@@ -261,7 +167,7 @@ void Engine::handle_cts(Message* c) {
   q.completion = start + xfer;
   if (q.user_freed) release_request(id);
   wake(sender, t);
-  Message* d = make_message(0);
+  Message* d = message_alloc::make(0);
   d->t_arrive = start + (core_of(sender) == core_of(receiver) ? SimTime::zero() : data_latency);
   d->seq = data_seq;
   d->ctx = bytes;
@@ -412,7 +318,7 @@ void Engine::drain_pending() {
 }
 
 void Engine::send_ack(Rank& r, Message* m, SimTime when) {
-  Message* a = make_message(0);
+  Message* a = message_alloc::make(0);
   a->t_arrive = when + message_latency(r.world, m->src, 0);
   a->seq = r.send_seq++;
   a->ctx = m->ctx;
@@ -603,7 +509,7 @@ inline void Engine::match_recv(Rank& r, int id, Request& q, Message* m, SimTime 
     // Rendezvous: the data is copied (it travelled with the request to send), but the receive completes when
     // the data's arrival is timed (kRdata). The clear-to-send goes back to the sender's process.
     q.awaiting_data = true;
-    Message* c = make_message(0);
+    Message* c = message_alloc::make(0);
     c->t_arrive = when + message_latency(r.world, m->src, 0);
     c->seq = r.send_seq++;
     c->ctx = static_cast<uint64_t>(ack_token(id, q.gen));
