@@ -132,16 +132,6 @@ Scaled scale(const Decimal& d, uint64_t factor, uint64_t limit, uint64_t& result
   return Scaled::ok;
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
@@ -228,6 +218,17 @@ bool exact_ratio(uint64_t value, uint64_t unit, int max_frac, std::string& out) 
 }
 
 }  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
 
 SimTime parse_time(std::string_view text) {
   Quantity q;

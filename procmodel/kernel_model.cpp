@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+
+#include "xsim/units.hpp"
 #include <vector>
 
 namespace xsim::proc {
@@ -26,16 +28,6 @@ std::string number(double f) {
   return std::string(buf, r.ptr);
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 // ---- presets ---------------------------------------------------------------------------------------
 // Peak and bandwidth from public specifications, efficiencies measured (below); none fitted to a result it

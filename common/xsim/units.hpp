@@ -22,5 +22,7 @@ uint64_t parse_size(std::string_view text);
 std::string format_time(SimTime t);               // e.g. "50.032 us"
 std::string format_bandwidth(uint64_t bits_per_s);  // e.g. "1 Gbps"
 std::string format_size(uint64_t bytes);            // e.g. "256 KiB"
+// Equal ignoring ASCII case (unit and keyword names).
+bool iequals(std::string_view a, std::string_view b);
 
 }  // namespace xsim
