@@ -13,7 +13,7 @@ FreeBlock* g_free_small[2] = {nullptr, nullptr};
 namespace {
 constexpr size_t kSlabBytes = size_t{64} << 10;  // small blocks are carved 64-byte aligned from slabs
 constexpr int kLargeClasses = 28;                 // large blocks up to 2^27 bytes (128 MiB) are kept
-constexpr uint64_t kLargeCacheBytes = uint64_t{256} << 20;
+constexpr uint64_t kLargeCacheBytes = uint64_t{128} << 20;
 FreeBlock* g_free_large[kLargeClasses] = {};
 uint64_t g_large_cached = 0;  // bytes of blocks on the large free lists
 int large_class(uint64_t block) { return 64 - __builtin_clzll(block - 1); }  // ceil(log2(block)), block > 1

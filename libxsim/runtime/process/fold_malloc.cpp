@@ -146,25 +146,37 @@ void release(Span s) {
 }
 
 // Private backing: what a rank wrote into a folded block goes back to the system after the block is freed,
-// but not at once. Freed blocks wait, oldest first, until kPendingBytes of them wait; then the oldest go back
-// (one madvise each). A block whose slot is taken again before that is not given back at all: its pages are
-// the new block's (HPL frees and allocates its panel buffers every iteration, and each receive into them
-// would otherwise fault its pages in again: a third of the simulator's time at 1,024 ranks). Pages stay
-// only inside a live block's range or a waiting one's, and a slot taken again kReuses times in a row gives
-// its pages back then, so that a live block holds what at most kReuses uses of its slot wrote: the resident
-// folded memory is bounded by that plus kPendingBytes.
+// but not at once, and not always. HPL frees and allocates its panel buffers every iteration, and each
+// receive into them would otherwise fault its pages in again (a third of the simulator's time at 1,024
+// ranks). So a freed block's resident pages (counted with mincore) wait, oldest first, until kPendingBytes
+// of them wait; then the oldest go back (one madvise each). A block whose slot is taken again before that
+// keeps the pages inside its new range (the rest go back), as long as the pages so kept by live blocks stay
+// under kRetainedBytes; past that the reused slot gives all of them back. The resident folded memory is
+// then what the live blocks wrote themselves, plus at most kPendingBytes + kRetainedBytes.
 constexpr uint64_t kPendingBytes = uint64_t{128} << 20;
-constexpr uint32_t kReuses = 64;
-std::unordered_map<uint64_t, uint32_t>* g_reuses = nullptr;  // by slot: takes since its pages last went back
+constexpr uint64_t kRetainedBytes = uint64_t{1} << 30;
 struct PendingBlock {
-  uint64_t user, bytes, gen;
+  uint64_t user, bytes, resident, gen;
 };
 std::unordered_map<uint64_t, PendingBlock>* g_pending = nullptr;  // by slot
 std::deque<std::pair<uint64_t, uint64_t>>* g_pending_order = nullptr;  // (slot, gen), oldest first
-uint64_t g_pending_bytes = 0, g_pending_gen = 0;
+std::unordered_map<uint64_t, uint64_t>* g_retained = nullptr;  // by slot of a live block: bytes it kept
+uint64_t g_pending_bytes = 0, g_retained_bytes = 0, g_pending_gen = 0;
 
 Span pages(uint64_t first, uint64_t end) {
   return {first & ~uint64_t{4095}, (end + 4095) & ~uint64_t{4095}};
+}
+
+// Resident bytes of the pages of s (mincore, 16 MiB at a time).
+uint64_t resident_bytes(Span s) {
+  static unsigned char vec[4096];
+  uint64_t n = 0;
+  for (uint64_t at = s.first; at < s.end; at += sizeof vec * 4096) {
+    const uint64_t len = std::min<uint64_t>(s.end - at, sizeof vec * 4096);
+    if (mincore(fold::at(at), len, vec) != 0) return len;  // unknown: counted as resident
+    for (uint64_t i = 0; i < (len + 4095) / 4096; ++i) n += vec[i] & 1;
+  }
+  return n * 4096;
 }
 
 void release_oldest_pending() {
@@ -174,7 +186,7 @@ void release_oldest_pending() {
     auto it = g_pending->find(slot);
     if (it == g_pending->end() || it->second.gen != gen) continue;  // taken again meanwhile
     release(pages(it->second.user, it->second.user + it->second.bytes));
-    g_pending_bytes -= it->second.bytes;
+    g_pending_bytes -= it->second.resident;
     g_pending->erase(it);
   }
 }
@@ -184,32 +196,37 @@ void pend(uint64_t slot, uint64_t user, uint64_t bytes) {
   if (!g_pending) {
     g_pending = new std::unordered_map<uint64_t, PendingBlock>();
     g_pending_order = new std::deque<std::pair<uint64_t, uint64_t>>();
-    g_reuses = new std::unordered_map<uint64_t, uint32_t>();
+    g_retained = new std::unordered_map<uint64_t, uint64_t>();
   }
-  g_pending->insert_or_assign(slot, PendingBlock{user, bytes, ++g_pending_gen});
+  if (auto r = g_retained->find(slot); r != g_retained->end()) {
+    g_retained_bytes -= r->second;
+    g_retained->erase(r);
+  }
+  const uint64_t resident = resident_bytes(pages(user, user + bytes));
+  if (resident == 0) return;  // nothing to give back
+  g_pending->insert_or_assign(slot, PendingBlock{user, bytes, resident, ++g_pending_gen});
   g_pending_order->emplace_back(slot, g_pending_gen);
-  g_pending_bytes += bytes;
+  g_pending_bytes += resident;
   release_oldest_pending();
 }
 
 // A reused slot, private backing: if its last block still waits, what lies outside the new block goes back
-// now and the rest is the new block's; a calloc'd block (zero) gets all of it back, to read zero.
+// now and the rest is the new block's (within kRetainedBytes); a calloc'd block (zero) gets all of it
+// back, to read zero.
 void reuse_private(const FoldArena::Block& b, uint64_t bytes, bool zero) {
   if (!g_pending) return;
   auto it = g_pending->find(b.slot);
   if (it == g_pending->end()) return;  // given back already
   const PendingBlock old = it->second;
-  g_pending_bytes -= old.bytes;
+  g_pending_bytes -= old.resident;
   g_pending->erase(it);
   const Span was = pages(old.user, old.user + old.bytes);
-  uint32_t& reuses = (*g_reuses)[b.slot];
-  if (zero || ++reuses >= kReuses) {
-    reuses = 0;
-    return release(was);
-  }
+  if (zero || g_retained_bytes + old.resident > kRetainedBytes) return release(was);
   const Span now = pages(b.user, b.user + bytes);
   release(Span{was.first, std::min(was.end, now.first)});
   release(Span{std::max(was.first, now.end), was.end});
+  (*g_retained)[b.slot] = old.resident;
+  g_retained_bytes += old.resident;
 }
 
 // Maps a block's slot for its use: a fresh slot whole; a reused one only where its private edges moved.
