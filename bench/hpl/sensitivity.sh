@@ -19,7 +19,7 @@ export OPENBLAS_NUM_THREADS=1
 run() {
   { printf '[kernels]\nexec = ["copy"]\n%b\n' "$2"; awk '/^\[/{t=$0} !(t=="[kernels]")' "$HERE/hpl.toml"; } > "$OUT/$1.toml"
   (cd "$OUT" && LD_PRELOAD="$BUILD/libxsim/runtime/libxsim.so" mpiexec.hydra -np 1 "$XHPL" -xsim-np $((P * Q)) \
-     -xsim-cpu none -xsim-kernels model -xsim-kernel-preset frontera -xsim-config "$OUT/$1.toml" -xsim-fold 1M \
+     -xsim-cpu none -xsim-kernels model -xsim-kernel-preset frontera -xsim-config "$OUT/$1.toml" -xsim-fold 256K \
      -xsim-poll-skip on -xsim-mn "$3" > "$OUT/$1.log" 2>&1)
   awk '/^WR/ {print $7}' "$OUT/$1.log"
 }
