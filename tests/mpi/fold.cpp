@@ -7,6 +7,7 @@
  *    aligned_alloc, memalign, valloc, new[]), alignment is honoured, calloc's first and last 4K read zero,
  *    malloc_usable_size covers the request;
  *  - thousands of malloc/free cycles of shrinking sizes (HPL's panels) do not grow the resident memory;
+ *  - a block written all over, freed and calloc'd again at its size reads zero;
  *  - "fold": writing all of 2 x 48 MiB per rank costs far less than that (the memory is shared);
  *  - messages of 4 MiB from folded into folded, folded into plain, plain into folded memory (rank r and
  *    r + NP/2: in another native process when there are two) deliver their first and last 4K and the full
@@ -153,6 +154,24 @@ void cycles(int iters) {
   CHECK(grew < 16 * 1024, "physical memory (PSS) grew by %ld KiB over %d malloc/free cycles", grew, iters);
 }
 
+// A block written all over and freed, then calloc'd at the same size (its slot reused while its pages may
+// still be kept, private backing): every byte reads zero.
+void calloc_after_reuse(bool shared) {
+  const size_t n = size_t{3} << 20;
+  for (int round = 0; round < 3; ++round) {
+    char* p = static_cast<char*>(malloc(n));
+    memset(p, 0x77, n);
+    free(p);
+    unsigned char* z = static_cast<unsigned char*>(calloc(n, 1));
+    bool zero = true;
+    // with the shared backing only the head and tail are zeroed (docs/real-programs.md)
+    for (size_t i = 0; i < n; ++i)
+      if (!shared || i < kEdge || i >= n - kEdge) zero &= z[i] == 0;
+    CHECK(zero, "round %d: calloc after a written block of the same size reads zero", round);
+    free(z);
+  }
+}
+
 // With the shared backing (-xsim-fold 1M:shared), writing all of 2 x 48 MiB per rank must not cost that much
 // physical memory (with the private backing, the default, what a rank writes is its own and costs memory).
 void bounded(bool shared) {
@@ -285,6 +304,7 @@ int main(int argc, char** argv) {
   const int iters = argc > 2 ? atoi(argv[2]) : 3000;
   allocators();
   cycles(iters);
+  calloc_after_reuse(shared);
   bounded(shared);
   messages(np);
   int bad = 0;
