@@ -3,7 +3,7 @@
 # network + placement (network_config.*), the kernel models' [kernels] table (kernels_toml.cpp) and its
 # [kernels.symbols] (kernel_symbols_toml.cpp). Needs the targets xsim_common, xsim_netmodel and xsim_procmodel and PkgConfig::TOMLPP; no MPI. Included by
 # libxsim/CMakeLists.txt and by the fuzz project tests/fuzz/CMakeLists.txt.
-add_library(xsim_config STATIC ${CMAKE_CURRENT_LIST_DIR}/options.cpp ${CMAKE_CURRENT_LIST_DIR}/config_util.cpp
+add_library(xsim_config STATIC ${CMAKE_CURRENT_LIST_DIR}/options.cpp ${CMAKE_CURRENT_LIST_DIR}/option_values.cpp ${CMAKE_CURRENT_LIST_DIR}/config_util.cpp
             ${CMAKE_CURRENT_LIST_DIR}/network_spec.cpp ${CMAKE_CURRENT_LIST_DIR}/network_toml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/network_config.cpp ${CMAKE_CURRENT_LIST_DIR}/kernels_toml.cpp
             ${CMAKE_CURRENT_LIST_DIR}/kernel_symbols_toml.cpp)
