@@ -9,7 +9,7 @@
 #                            OpenBLAS's where Debian's alternatives chose it), N = 1 and 2
 #   kernels_exec_reference   exec with the reference BLAS (LD_LIBRARY_PATH to Debian's netlib libblas.so.3)
 #   kernels_exec_preload     exec under LD_PRELOAD
-#   kernels_audit            audit: the calls run, and the report sums the model's time for them, N = 1 and 2
+#   kernels_audit_1, _2      audit: the calls run, and the report sums the model's time for them, N = 1 and 2
 #   kernels_no_blas          a program that calls dgemm_ and links no BLAS: exec fails naming dgemm_
 #   kernels_warn_no_blas     model in a program without any BLAS: one warning, the run goes on
 #   kernels_model_no_blas    model in a program linked against libxsim alone: no warning, the calls modelled
@@ -51,11 +51,13 @@ if(EXISTS ${_netlib}/libblas.so.3)
     $<TARGET_FILE:blas_kernels> exec -xsim-np 4 ${NONE})
 endif()
 # audit: the calls run (results right) and are timed; the model's sum for them is model's own (40 calls)
-xsim_mpi_test(kernels_audit ${RUN} expect-stderr "1 2"
-  "kernel audit +BLAS calls run and timed .* model 0\\.097284 s \\([-+][0-9.]+%\\) in all ranks" --
-  $<TARGET_FILE:blas_kernels> exec -xsim-np 4 ${NONE} -xsim-kernels audit -xsim-config ${_kdir}/blas_kernels.toml)
-set_tests_properties(kernels_model_times kernels_model_preload kernels_exec kernels_exec_preload kernels_audit
-  PROPERTIES FAIL_REGULAR_EXPRESSION "FAIL")
+foreach(_np 1 2)
+  xsim_mpi_test(kernels_audit_${_np} ${RUN} expect-stderr ${_np}
+    "kernel audit +BLAS calls run and timed .* model 0\\.097284 s \\([-+][0-9.]+%\\) in all ranks" --
+    $<TARGET_FILE:blas_kernels> exec -xsim-np 4 ${NONE} -xsim-kernels audit -xsim-config ${_kdir}/blas_kernels.toml)
+endforeach()
+set_tests_properties(kernels_model_times kernels_model_preload kernels_exec kernels_exec_preload kernels_audit_1
+  kernels_audit_2 PROPERTIES FAIL_REGULAR_EXPRESSION "FAIL")
 xsim_mpi_test(kernels_no_blas ${RUN} expect-fail 1 1
   "the program called the BLAS function dgemm_, but no library loaded after libxsim defines it" --
   $<TARGET_FILE:blas_kernels_noblas> exec -xsim-np 2 ${NONE})
