@@ -26,10 +26,10 @@ Message* make_folded_message(const void* buf, uint64_t bytes) {
   return m;
 }
 
-// Calls f(src, len, pos) for each run of `count` elements of derived datatype `t` at `base`, in type-map
-// order, with pos the run's first byte in the packed stream; stops when f returns false.
-template <class F>
-bool for_each_run(const char* base, int count, MPI_Datatype t, F&& f) {
+// Calls f(at, len, pos) for each run of `count` elements of derived datatype `t` at `base` (char or const
+// char), in type-map order, with pos the run's first byte in the packed stream; stops when f returns false.
+template <class Byte, class F>
+bool for_each_run(Byte* base, int count, MPI_Datatype t, F&& f) {
   int64_t extent = 0;
   const std::vector<native::Run>& runs = native::element_runs(t, &extent);  // kept on the datatype
   uint64_t pos = 0;
@@ -72,12 +72,11 @@ Message* make_folded_typed_message(const void* buf, int count, MPI_Datatype type
 // in folded memory are left alone and others are zeroed (the middle's contents were not kept).
 void unpack_folded_edges(const Message& m, uint64_t n, const Request& q) {
   constexpr uint64_t e = Message::kFoldEdge;
-  const char* head = const_cast<Message&>(m).payload();
+  const char* head = m.payload();
   const char* tail = head + e;
   const uint64_t full = m.bytes(), tail_from = n == full ? full - e : n;  // no tail when truncated
-  for_each_run(static_cast<const char*>(q.buf), q.count, q.type, [&](const char* at, uint64_t len, uint64_t pos) {
+  for_each_run(static_cast<char*>(q.buf), q.count, q.type, [&](char* dst, uint64_t len, uint64_t pos) {
     if (pos >= n) return false;
-    char* dst = const_cast<char*>(at);
     len = std::min(len, n - pos);
     const uint64_t head_end = std::min(pos + len, e);
     if (pos < head_end) std::memcpy(dst, head + pos, head_end - pos);
@@ -96,25 +95,18 @@ void unpack_folded_edges(const Message& m, uint64_t n, const Request& q) {
 // are written whole.
 void unpack_folding(const char* src, uint64_t n, const Request& q) {
   constexpr uint64_t e = Message::kFoldEdge;
-  char* base = static_cast<char*>(q.buf);
-  uint64_t pos = 0;
-  int64_t extent = 0;
-  const std::vector<native::Run>& runs = native::element_runs(q.type, &extent);  // kept on the datatype
-  for (int64_t i = 0; i < q.count && pos < n; ++i) {
-    for (const native::Run& r : runs) {
-      if (pos >= n) break;
-      const uint64_t len = std::min<uint64_t>(static_cast<uint64_t>(r.length), n - pos);
-      char* dst = base + i * extent + r.offset;
-      if (!fold::folded_range(dst, len)) {
-        std::memcpy(dst, src + pos, len);
-      } else {
-        if (pos < e) std::memcpy(dst, src + pos, std::min(len, e - pos));
-        const uint64_t lo = std::max(pos, n > e ? n - e : 0);
-        if (lo < pos + len) std::memcpy(dst + (lo - pos), src + lo, pos + len - lo);
-      }
-      pos += len;
+  for_each_run(static_cast<char*>(q.buf), q.count, q.type, [&](char* dst, uint64_t len, uint64_t pos) {
+    if (pos >= n) return false;
+    len = std::min(len, n - pos);
+    if (!fold::folded_range(dst, len)) {
+      std::memcpy(dst, src + pos, len);
+    } else {
+      if (pos < e) std::memcpy(dst, src + pos, std::min(len, e - pos));
+      const uint64_t lo = std::max(pos, n > e ? n - e : 0);
+      if (lo < pos + len) std::memcpy(dst + (lo - pos), src + lo, pos + len - lo);
     }
-  }
+    return true;
+  });
 }
 
 // Receives n > kFoldedPayload bytes, or any part of a folded message: a folded message writes its head and

@@ -67,6 +67,7 @@ struct Message {
     return k == kData ? bytes() : k == kRdata ? ctx : 0;
   }
   char* payload() { return reinterpret_cast<char*>(this + 1); }
+  const char* payload() const { return reinterpret_cast<const char*>(this + 1); }
   static Message* create(uint64_t bytes);
   static Message* create_folded(uint64_t bytes);  // bytes > kFoldedPayload: a folded message's block
   static void destroy(Message* m);

@@ -188,6 +188,7 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   int64_t noise_min[1] = {kMax}, noise_max[1] = {0}, noise_sum[1] = {0};
   double speed_min[1] = {1e300}, speed_max[1] = {0};
   for (const Rank& r : ranks) {
+    if (!e.varied()) break;  // no noise, no speed factors: nothing to gather
     const int64_t z = e.noise_of(r.index).ps();
     noise_min[0] = std::min(noise_min[0], z);
     noise_max[0] = std::max(noise_max[0], z);

@@ -208,6 +208,14 @@ void pend(uint64_t slot, uint64_t user, uint64_t bytes) {
   g_pending_order->emplace_back(slot, g_pending_gen);
   g_pending_bytes += resident;
   release_oldest_pending();
+  // Entries of slots taken again stay in the order until they reach its front; when they outnumber the
+  // waiting blocks, the order keeps only the live ones (amortised O(1) per free, bounded memory).
+  if (g_pending_order->size() > 2 * g_pending->size() + 1024) {
+    std::deque<std::pair<uint64_t, uint64_t>> live;
+    for (const auto& [s, gen] : *g_pending_order)
+      if (auto it = g_pending->find(s); it != g_pending->end() && it->second.gen == gen) live.emplace_back(s, gen);
+    g_pending_order->swap(live);
+  }
 }
 
 // A reused slot, private backing: if its last block still waits, what lies outside the new block goes back
