@@ -49,7 +49,7 @@ int64_t to_np(std::string_view v, const std::string& where) {
 
 uint64_t check_stack(uint64_t bytes, const std::string& where) {
   if (bytes < kMinStack || bytes > kMaxStack)
-    fail(where, "stack size " + format_size(bytes) + " is out of range; give between 16K and 1G per virtual "
+    fail(where, "stack size " + format_size(bytes) + " is out of range; give between 4K and 1G per virtual "
                 "rank (e.g. 256K; more for deeply recursive applications)");
   return bytes;
 }

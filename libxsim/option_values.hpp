@@ -14,7 +14,7 @@
 
 namespace xsim::option_values {
 
-constexpr uint64_t kMinStack = 16 * 1024;
+constexpr uint64_t kMinStack = 4 * 1024;
 constexpr uint64_t kMaxStack = 1024ull * 1024 * 1024;
 constexpr int64_t kMaxMatrix = 4096;
 constexpr uint64_t kMinFold = 64 * 1024;

@@ -224,10 +224,19 @@ constexpr OptionDef kOptions[] = {
      "all-core / one-core time of a compute-bound loop (xsim-calibrate --node)",
      node_factor_value<&Options::node_compute_factor>()},
     {"stack", "XSIM_STACK", "simulation", "stack", "auto|SIZE",
-     "fiber stack size per virtual rank (16K to 1G; auto: 8M, less from 2,048 ranks per process, 64K from 262,144)",
+     "fiber stack size per virtual rank (4K to 1G, whole pages; auto: 8M, less from 2,048 ranks per process, 64K from 262,144)",
      {[](Options& o, std::string_view v, const std::string& w) { o.stack_size = to_stack(v, w); },
       [](const Options& o) { return o.stack_size ? format_size(o.stack_size) : std::string("auto"); }, kString,
       "\"auto\", a size string such as \"256K\" or an integer byte count", Value::string, stack_from_toml}},
+    {"memory-check", "XSIM_MEMORY_CHECK", "simulation", "memory_check", "refuse|warn",
+     "when the ranks may not fit in the memory the host has available (estimated before the run): refuse to start, "
+     "or warn and run (the estimate is a lower bound; the report's stack line measures what ranks touched)",
+     {[](Options& o, std::string_view v, const std::string& w) {
+        if (v != "refuse" && v != "warn") fail(w, "expected \"refuse\" or \"warn\", got \"" + std::string(v) + "\"");
+        o.memory_check_warn = v == "warn";
+      },
+      [](const Options& o) { return std::string(o.memory_check_warn ? "warn" : "refuse"); }, kString,
+      "a string (\"refuse\" or \"warn\")"}},
     {"poll-cost", "XSIM_POLL_COST", "simulation", "poll_cost", "TIME",
      "virtual time charged by each MPI_Test/MPI_Iprobe-like call", time_value<&Options::poll_cost>()},
     {"model", "XSIM_MODEL", "model", "name", "loggp|analytic",

@@ -82,6 +82,10 @@ struct Options {
   NodeHost node_host = NodeHost::none;  // -xsim-node-host / [node] host: which factor applies
   double node_host_number = 1.0;        //   the factor itself when node_host is number
   uint64_t stack_size = 0;  // -xsim-stack / [simulation] stack: bytes per virtual rank; 0: auto (StackPool::auto_size)
+  // -xsim-memory-check=refuse|warn / [simulation] memory_check: what start-up does when the ranks' estimated
+  // memory (a lower bound: one stack page, engine state, privatized globals) exceeds what the host has
+  // available. refuse (the default) stops before the run; warn prints the same numbers and runs.
+  bool memory_check_warn = false;
   SimTime poll_cost = SimTime::from_ns(100);  // -xsim-poll-cost: virtual time per Test/Iprobe-like call
   NetModel model = NetModel::loggp;       // -xsim-model / [model] name
   // -xsim-eager / [model] eager: largest message sent eagerly (bytes); larger ones use rendezvous (loggp).

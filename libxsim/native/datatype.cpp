@@ -91,14 +91,18 @@ void in_pieces(MPI_Count count, MPI_Datatype t, Piece piece) {
 
 void pack_native(const void* buf, MPI_Count count, MPI_Datatype t, void* out, MPI_Count outsize, MPI_Count* pos) {
 #if XSIM_NATIVE_HAS_LARGE_COUNT
-  check(PMPI_Pack_c(buf, count, t, out, outsize, pos, MPI_COMM_SELF), "MPI_Pack_c");
+  int rc = MPI_SUCCESS;
+  on_deep_stack([&] { rc = PMPI_Pack_c(buf, count, t, out, outsize, pos, MPI_COMM_SELF); });
+  check(rc, "MPI_Pack_c");
 #else
   in_pieces(count, t, [&](uintptr_t at, int n) {
-    int p = 0;
-    check(PMPI_Pack(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(buf) + at), n, t,
-                    static_cast<char*>(out) + *pos, static_cast<int>(std::min<MPI_Count>(outsize - *pos, INT_MAX)),
-                    &p, MPI_COMM_SELF),
-          "MPI_Pack");
+    int p = 0, rc = MPI_SUCCESS;
+    on_deep_stack([&] {
+      rc = PMPI_Pack(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(buf) + at), n, t,
+                     static_cast<char*>(out) + *pos, static_cast<int>(std::min<MPI_Count>(outsize - *pos, INT_MAX)),
+                     &p, MPI_COMM_SELF);
+    });
+    check(rc, "MPI_Pack");
     *pos += p;
   });
 #endif
@@ -106,13 +110,17 @@ void pack_native(const void* buf, MPI_Count count, MPI_Datatype t, void* out, MP
 
 void unpack_native(const void* in, MPI_Count insize, MPI_Count* pos, void* buf, MPI_Count count, MPI_Datatype t) {
 #if XSIM_NATIVE_HAS_LARGE_COUNT
-  check(PMPI_Unpack_c(in, insize, pos, buf, count, t, MPI_COMM_SELF), "MPI_Unpack_c");
+  int rc = MPI_SUCCESS;
+  on_deep_stack([&] { rc = PMPI_Unpack_c(in, insize, pos, buf, count, t, MPI_COMM_SELF); });
+  check(rc, "MPI_Unpack_c");
 #else
   in_pieces(count, t, [&](uintptr_t at, int n) {
-    int p = 0;
-    check(PMPI_Unpack(static_cast<const char*>(in) + *pos, static_cast<int>(std::min<MPI_Count>(insize - *pos, INT_MAX)),
-                      &p, reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf) + at), n, t, MPI_COMM_SELF),
-          "MPI_Unpack");
+    int p = 0, rc = MPI_SUCCESS;
+    on_deep_stack([&] {
+      rc = PMPI_Unpack(static_cast<const char*>(in) + *pos, static_cast<int>(std::min<MPI_Count>(insize - *pos, INT_MAX)),
+                       &p, reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(buf) + at), n, t, MPI_COMM_SELF);
+    });
+    check(rc, "MPI_Unpack");
     *pos += p;
   });
 #endif
@@ -330,9 +338,14 @@ void copy(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcou
   unpack(packed.data(), bytes, rbuf, rcount, rtype);
 }
 
+StackRunner g_stack_runner = nullptr;
+void set_stack_runner(StackRunner r) { g_stack_runner = r; }
+
 void reduce_local(const void* in, void* inout, int count, MPI_Datatype t, MPI_Op op) {
   if (count <= 0) return;
-  check(PMPI_Reduce_local(in, inout, count, t, op), "MPI_Reduce_local");
+  int rc = MPI_SUCCESS;
+  on_deep_stack([&] { rc = PMPI_Reduce_local(in, inout, count, t, op); });
+  check(rc, "MPI_Reduce_local");
 }
 
 bool op_is_commutative(MPI_Op op) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "native/abi.hpp"
 
@@ -45,6 +46,18 @@ void unpack(const void* in, uint64_t bytes, void* buf, int count, MPI_Datatype t
 void copy(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype);
 // inout[i] = in[i] op inout[i] (MPI_Reduce_local semantics; works for predefined and user ops).
 void reduce_local(const void* in, void* inout, int count, MPI_Datatype t, MPI_Op op);
+// Where the native MPI's deep calls run. MPICH 4 puts 128 KiB frames on the stack in MPI_Reduce_local,
+// MPI_Pack and MPI_Unpack, more than a virtual rank's stack at scale: the runtime installs a runner that
+// moves such calls onto a large stack (runtime/core/native_stack.hpp); without one they run in place.
+// reduce_local, pack and unpack use it; so do the interposers of the native calls a program makes itself.
+using StackRunner = void (*)(void (*)(void*), void*);
+void set_stack_runner(StackRunner r);
+extern StackRunner g_stack_runner;
+template <class F>
+void on_deep_stack(F&& f) {
+  if (!g_stack_runner) return f();
+  g_stack_runner([](void* p) { (*static_cast<std::remove_reference_t<F>*>(p))(); }, &f);
+}
 bool op_is_commutative(MPI_Op op);
 // Allocates a buffer able to hold `count` elements of `t` and returns the pointer to use as its base
 // (already shifted by -true_lb); free with free_typed_buffer.

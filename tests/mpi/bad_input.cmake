@@ -90,6 +90,8 @@ bad_input(net_unknown_key 1 2 "-xsim-mn: .*\"latnecy\".*did you mean lat" ${BAD_
 bad_input(net_latency_too_large 1 2 "-xsim-mn: .*link latency 4000000 s is too large" ${BAD_OK} -xsim-mn star:lat=4000000s)
 bad_input(placement_unknown 1 2 "-xsim-placement: .*did you mean roundrobin\\?" ${BAD_OK} -xsim-placement roundrobbin)
 # the rank count that cannot fit in memory is refused before the run, with the numbers
+bad_input(memory_check_value 1 2 "-xsim-memory-check: expected \"refuse\" or \"warn\", got \"maybe\"" ${BAD_OK} -xsim-memory-check maybe)
+bad_input(memory_available_value 1 2 "XSIM_MEMORY_AVAILABLE: " env XSIM_MEMORY_AVAILABLE=lots ${BAD_OK})
 bad_input(np_beyond_memory 1 2 "2000000000 virtual ranks do not fit in memory: they need at least [0-9.]+ [KMGTP]iB .*but only [0-9.]+ [KMGTP]iB available"
   ${EX}/hello -xsim-np 2000000000 ${NONE})
 

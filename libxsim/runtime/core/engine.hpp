@@ -110,6 +110,7 @@ class Engine {
   int64_t node_of(int64_t world) const { return core_of(world) / cores_per_node_; }
   bool in_rank() const { return current_ != nullptr; }
   size_t stack_size() const { return stacks_->usable_size(); }  // each rank's usable stack (-xsim-stack)
+  const StackPool& stacks() const { return *stacks_; }
   Rank& current() { return *current_; }
   Rank* local_rank(int64_t world) {
     int64_t i = world - first_local_;

@@ -85,8 +85,29 @@ void StackPool::write_canary(size_t i) {
 
 void StackPool::release(size_t i) {
   asan_unpoison(origin_ + i * slot_ + guard_, usable_size());  // frames of a rank that ended through exit()
+  if (i % kSampleEvery == 0) measure_touched(i);
   ended_.push_back(i);
   if (ended_.size() >= kReleaseBatch) flush_released();
+}
+
+void StackPool::measure_touched(size_t i) {
+  auto lo = reinterpret_cast<uintptr_t>(canary(i)) + kCanaryZone;
+  auto hi = reinterpret_cast<uintptr_t>(top(i));
+  lo = (lo + page_ - 1) / page_ * page_;
+  hi = (hi + page_ - 1) / page_ * page_;
+  uint64_t touched = page_;  // a stack of one page: the canary's page is its top page
+  if (hi > lo) {
+    unsigned char vec[256];
+    touched = 0;
+    for (uintptr_t at = lo; at < hi; at += sizeof vec * page_) {
+      const size_t len = std::min<size_t>(hi - at, sizeof vec * page_);
+      if (mincore(reinterpret_cast<void*>(at), len, vec) != 0) return;  // not measured
+      for (size_t k = 0; k < (len + page_ - 1) / page_; ++k) touched += (vec[k] & 1) ? page_ : 0;
+    }
+  }
+  ++touched_samples_;
+  touched_bytes_ += touched;
+  touched_max_ = std::max<uint64_t>(touched_max_, touched);
 }
 
 void StackPool::flush_released() {

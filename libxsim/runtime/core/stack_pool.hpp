@@ -80,6 +80,13 @@ class StackPool {
   // Releases the pending batch now.
   void flush_released();
   uint64_t release_calls() const { return release_calls_; }  // madvise calls so far
+  // The stack pages ranks touched, measured (mincore) on every kSampleEvery-th stack when its rank ends:
+  // stacks measured, their touched bytes in all, the most one touched. The canary's page counts only when
+  // it is the stack's top page too (without guard pages it is shared with the stack below).
+  uint64_t touched_samples() const { return touched_samples_; }
+  uint64_t touched_bytes() const { return touched_bytes_; }
+  uint64_t touched_max() const { return touched_max_; }
+  static constexpr size_t kSampleEvery = 64;
   // If `addr` lies in stack i's guard page or canary zone, returns i; else -1.
   long overflow_slot(const void* addr) const;
   // If `addr` lies anywhere in stack i (guard included), returns i; else -1.
@@ -90,12 +97,14 @@ class StackPool {
   static constexpr size_t kCanaryZone = 64;
   static constexpr size_t kReleaseBatch = 256;  // stacks; at most this many ended stacks keep their pages
   void release_range(size_t first, size_t last);  // stacks first..last, all ended
+  void measure_touched(size_t i);                 // adds stack i to the touched-pages sample
   uint64_t* canary(size_t i) const { return reinterpret_cast<uint64_t*>(origin_ + i * slot_ + guard_); }
   char* base_ = nullptr;    // the mapping
   char* origin_ = nullptr;  // slot 0 (base_, or 64 bytes below base_'s second page without guard pages)
   size_t count_ = 0, slot_ = 0, guard_ = 0, bytes_ = 0, page_ = 0;
   std::vector<size_t> ended_;  // stacks released since the last batch
   uint64_t release_calls_ = 0;
+  uint64_t touched_samples_ = 0, touched_bytes_ = 0, touched_max_ = 0;
 };
 
 }  // namespace xsim

@@ -455,7 +455,19 @@ XSIM_API int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype t
 // Reductions with any op (predefined or user-defined) are applied by the native MPI.
 XSIM_API int MPI_Op_create(MPI_User_function* fn, int commute, MPI_Op* op) { return PMPI_Op_create(fn, commute, op); }
 XSIM_API int MPI_Op_free(MPI_Op* op) { return PMPI_Op_free(op); }
+// These run on the native stack (native::on_deep_stack): MPICH's datatype engine needs more than 128 KiB of
+// stack for them, more than a virtual rank has at scale. (MPI_Pack_external and MPI_Unpack_external still go
+// to the native MPI directly, on the rank's stack: give such a program -xsim-stack 256K or more.)
 XSIM_API int MPI_Reduce_local(const void* in, void* inout, int count, MPI_Datatype type, MPI_Op op) {
-  return PMPI_Reduce_local(in, inout, count, type, op);
+  int rc = MPI_SUCCESS;
+  native::on_deep_stack([&] { rc = PMPI_Reduce_local(in, inout, count, type, op); });
+  return rc;
 }
+#if XSIM_NATIVE_HAS_LARGE_COUNT
+XSIM_API int MPI_Reduce_local_c(const void* in, void* inout, MPI_Count count, MPI_Datatype type, MPI_Op op) {
+  int rc = MPI_SUCCESS;
+  native::on_deep_stack([&] { rc = PMPI_Reduce_local_c(in, inout, count, type, op); });
+  return rc;
+}
+#endif
 XSIM_API int MPI_Op_commutative(MPI_Op op, int* commute) { return PMPI_Op_commutative(op, commute); }

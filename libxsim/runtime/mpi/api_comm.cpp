@@ -7,6 +7,7 @@
 
 #include "api_ext.hpp"
 #include "api_support.hpp"
+#include "native/datatype.hpp"
 #include "coll/collectives.hpp"
 #include "sim_transport.hpp"
 
@@ -331,7 +332,8 @@ XSIM_API int MPI_Group_free(MPI_Group* group) {
 XSIM_API int MPI_Pack(const void* in, int count, MPI_Datatype type, void* out, int outsize, int* pos, MPI_Comm comm) {
   return guarded("MPI_Pack", comm, [&] {
     check_comm(comm);
-    int rc = PMPI_Pack(in, count, type, out, outsize, pos, MPI_COMM_SELF);
+    int rc = MPI_SUCCESS;
+    native::on_deep_stack([&] { rc = PMPI_Pack(in, count, type, out, outsize, pos, MPI_COMM_SELF); });
     if (rc != MPI_SUCCESS) fail(rc, "packing failed");
   });
 }
@@ -339,7 +341,8 @@ XSIM_API int MPI_Pack(const void* in, int count, MPI_Datatype type, void* out, i
 XSIM_API int MPI_Unpack(const void* in, int insize, int* pos, void* out, int count, MPI_Datatype type, MPI_Comm comm) {
   return guarded("MPI_Unpack", comm, [&] {
     check_comm(comm);
-    int rc = PMPI_Unpack(in, insize, pos, out, count, type, MPI_COMM_SELF);
+    int rc = MPI_SUCCESS;
+    native::on_deep_stack([&] { rc = PMPI_Unpack(in, insize, pos, out, count, type, MPI_COMM_SELF); });
     if (rc != MPI_SUCCESS) fail(rc, "unpacking failed");
   });
 }

@@ -184,6 +184,10 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   int64_t fold[4] = {static_cast<int64_t>(fold::g_state.allocations), static_cast<int64_t>(fold::g_state.peak_bytes),
                      static_cast<int64_t>(fold::g_state.messages), opt.fold ? pss_bytes() : 0};
   int64_t skipped = static_cast<int64_t>(e.polls_skipped());
+  // stacks touched (StackPool's sample): ranks measured, their bytes; the most one rank touched
+  int64_t stack_sum[2] = {static_cast<int64_t>(e.stacks().touched_samples()),
+                          static_cast<int64_t>(e.stacks().touched_bytes())};
+  int64_t stack_max[1] = {static_cast<int64_t>(e.stacks().touched_max())};
   // noise (docs/noise.md): per rank min, max, sum of the noise (ps); node time factors min, max
   int64_t noise_min[1] = {kMax}, noise_max[1] = {0}, noise_sum[1] = {0};
   double speed_min[1] = {1e300}, speed_max[1] = {0};
@@ -218,6 +222,8 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     native::allreduce_max(maxs, 4);
     native::allreduce_sum(sums, 6);
     native::allreduce_sum(psums, 3);
+    native::allreduce_sum(stack_sum, 2);
+    native::allreduce_max(stack_max, 1);
     native::allreduce_max(pmax, 1);
   }
   const bool kernels = opt.kernels.mode == KernelMode::model, audit = opt.kernels.mode == KernelMode::audit;
@@ -306,6 +312,12 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   std::fprintf(f, "xsim: peak memory (RSS)   %s per native process (max), %s in total, %.1f KiB per virtual rank\n",
                format_size(static_cast<uint64_t>(maxs[3])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
                static_cast<double>(sums[5]) / 1024.0 / n);
+  if (stack_sum[0] > 0)  // what -xsim-memory-check's estimate (one page per rank) can be compared with
+    std::fprintf(f, "xsim: stack touched       avg %s, max %s per rank (of %s each; measured on %lld ranks as they "
+                 "ended, one in %zu)\n",
+                 format_size(static_cast<uint64_t>(stack_sum[1] / stack_sum[0])).c_str(),
+                 format_size(static_cast<uint64_t>(stack_max[0])).c_str(), format_size(e.stack_size()).c_str(),
+                 static_cast<long long>(stack_sum[0]), StackPool::kSampleEvery);
   if (opt.fold)  // docs/real-programs.md "Memory folding"
     std::fprintf(f, "xsim: memory folding      %lld allocations of %s or more folded, peak %s of them against %s "
                  "peak resident (RSS, counting shared pages once per mapping) and %s physical at the end (PSS; sums "
