@@ -256,6 +256,28 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
 // The loggp model's NIC state (endpoint contention, a gap) lives with the node's ranks: every simulated node
 // must then sit in one native process. Block placement guarantees it; another placement over several
 // processes may split a node. Returns the error to print, or "".
+// Adaptive routing (routing=ugal-l|ugal-g on a dragonfly, routing=adaptive on a fat tree) chooses each
+// message's route by the links' queues in virtual time, which only -xsim-contention links keeps, serially,
+// on the system network (docs/network-model.md "Adaptive routing"). Returns the error to print, or "".
+std::string adaptive_routing_error(const Options& opt) {
+  const std::vector<NetworkLevel>& levels = opt.network.levels;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const std::string& r = levels[i].routing;
+    if (r != "ugal-l" && r != "ugal-g" && r != "adaptive") continue;
+    const std::string what = "-xsim-mn: routing=" + r + " (" + levels[i].topology + ", level " + std::to_string(i + 1) + ")";
+    if (i > 0)
+      return what + ": adaptive routing applies to the system network (the first level), whose links messages "
+                    "between nodes share; give routing=minimal inside the nodes";
+    if (opt.model != NetModel::loggp || opt.contention != Contention::links)
+      return what + ": adaptive routing chooses each message's route by the links' queues, which only "
+                    "-xsim-contention links keeps (model loggp); give -xsim-contention links, or routing=minimal";
+    if (opt.sharing != Sharing::serial)
+      return what + ": adaptive routing reads the queues of -xsim-sharing serial; give -xsim-sharing serial, "
+                    "or routing=minimal";
+  }
+  return {};
+}
+
 // -xsim-node-speed file:PATH needs a line for every simulated node of the run (docs/noise.md). Returns the
 // error to print, or "".
 std::string node_speed_error(const Options& opt, const BuiltNetwork& built, int64_t world) {
@@ -438,6 +460,11 @@ int xsim_main(int argc, char** argv, char** envp) {
       PMPI_Finalize();
       return 2;
     }
+  }
+  if (std::string routing = adaptive_routing_error(opt); !routing.empty()) {
+    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", routing.c_str());
+    PMPI_Finalize();
+    return 2;
   }
   if (std::string speed = node_speed_error(opt, built, world); !speed.empty()) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", speed.c_str());
