@@ -140,8 +140,10 @@ class Dragonfly final : public Network {
   // two-hop local path in a grid goes along the row first, then along the column.
   bool route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const override {
     if (route_keyed(src, dst, key).hops == 0) return true;
-    const int gs = src / q_.p / q_.a, gd = dst / q_.p / q_.a;
-    append_links(src, dst, valiant_ ? dragonfly_valiant_group(src, dst, key, gs, gd, q_.g) : -1, out);
+    int gi = -1;
+    if (valiant_) [[unlikely]]
+      gi = dragonfly_valiant_group(src, dst, key, src / q_.p / q_.a, dst / q_.p / q_.a, q_.g);
+    append_links(src, dst, gi, out);
     return true;
   }
 
@@ -203,7 +205,7 @@ class Dragonfly final : public Network {
 
  private:
   // The links from src to dst (distinct endpoints) through intermediate group gi (-1: minimal).
-  void append_links(int src, int dst, int gi, std::vector<Link>& out) const {
+  [[gnu::always_inline]] void append_links(int src, int dst, int gi, std::vector<Link>& out) const {
     const int rs = src / q_.p, rd = dst / q_.p;
     out.push_back({2 * static_cast<uint64_t>(src), q_.terminal_latency, q_.terminal_bandwidth_bps});
     if (rs != rd) {
