@@ -256,10 +256,15 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
 // The loggp model's NIC state (endpoint contention, a gap) lives with the node's ranks: every simulated node
 // must then sit in one native process. Block placement guarantees it; another placement over several
 // processes may split a node. Returns the error to print, or "".
-// Adaptive routing (routing=ugal-l|ugal-g on a dragonfly, routing=adaptive on a fat tree) chooses each
-// message's route by the links' queues in virtual time, which only -xsim-contention links keeps, serially,
-// on the system network (docs/network-model.md "Adaptive routing"). Returns the error to print, or "".
-std::string adaptive_routing_error(const Options& opt) {
+// The options that need -xsim-contention links: -xsim-sharing fair|rtt, and adaptive routing
+// (routing=ugal-l|ugal-g on a dragonfly, routing=adaptive on a fat tree), which chooses each message's
+// route by the links' queues in virtual time, kept serially on the system network
+// (docs/network-model.md "Adaptive routing"). Returns the error to print, or "".
+std::string links_option_error(const Options& opt) {
+  if (opt.sharing != Sharing::serial && (opt.model != NetModel::loggp || opt.contention != Contention::links))
+    return std::string("-xsim-sharing ") + (opt.sharing == Sharing::fair ? "fair" : "rtt") +
+           ": shares the links of -xsim-contention links (model loggp); give -xsim-contention links too, or "
+           "-xsim-sharing serial";
   const std::vector<NetworkLevel>& levels = opt.network.levels;
   for (size_t i = 0; i < levels.size(); ++i) {
     const std::string& r = levels[i].routing;
@@ -446,11 +451,8 @@ int xsim_main(int argc, char** argv, char** envp) {
       return 2;
     }
   if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
-  if (opt.sharing != Sharing::serial && (opt.model != NetModel::loggp || opt.contention != Contention::links)) {
-    if (proc == 0)
-      std::fprintf(stderr, "xsim: -xsim-sharing %s: shares the links of -xsim-contention links (model loggp); give "
-                           "-xsim-contention links too, or -xsim-sharing serial\n",
-                   opt.sharing == Sharing::fair ? "fair" : "rtt");
+  if (std::string links = links_option_error(opt); !links.empty()) {
+    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", links.c_str());
     PMPI_Finalize();
     return 2;
   }
@@ -460,11 +462,6 @@ int xsim_main(int argc, char** argv, char** envp) {
       PMPI_Finalize();
       return 2;
     }
-  }
-  if (std::string routing = adaptive_routing_error(opt); !routing.empty()) {
-    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", routing.c_str());
-    PMPI_Finalize();
-    return 2;
   }
   if (std::string speed = node_speed_error(opt, built, world); !speed.empty()) {
     if (proc == 0) std::fprintf(stderr, "xsim: %s\n", speed.c_str());
