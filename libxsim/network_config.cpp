@@ -193,7 +193,10 @@ std::unique_ptr<net::Network> build_level(const NetworkLevel& lv, bool routing_t
     p.h = lv.h;
     p.g = lv.g;
     p.local_columns = lv.columns;
-    p.routing = lv.routing == "valiant" ? net::DragonflyRouting::valiant : net::DragonflyRouting::minimal;
+    p.routing = lv.routing == "valiant"  ? net::DragonflyRouting::valiant
+                : lv.routing == "ugal-l" ? net::DragonflyRouting::ugal_local
+                : lv.routing == "ugal-g" ? net::DragonflyRouting::ugal_global
+                                         : net::DragonflyRouting::minimal;
     auto lat = [&](SimTime x) { return x == SimTime::zero() ? lv.latency : x; };
     auto bw = [&](uint64_t x) { return x == 0 ? lv.bandwidth_bps : x; };
     p.terminal_latency = lat(lv.terminal_latency);
@@ -204,7 +207,7 @@ std::unique_ptr<net::Network> build_level(const NetworkLevel& lv, bool routing_t
     p.global_bandwidth_bps = bw(lv.global_bandwidth_bps);
     return net::make_dragonfly(p);
   }
-  if (t == "fattree") return net::make_fat_tree(lv.m, lv.n, lv.latency, lv.bandwidth_bps);
+  if (t == "fattree") return net::make_fat_tree(lv.m, lv.n, lv.latency, lv.bandwidth_bps, lv.routing == "adaptive");
   throw ConfigError("unknown topology \"" + t + "\"");
 }
 

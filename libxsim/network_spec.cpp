@@ -38,7 +38,7 @@ constexpr LevelKey kLevelKeys[] = {
     {"h", nullptr, Kind::integer, kDragonfly},
     {"g", nullptr, Kind::integer, kDragonfly},
     {"columns", "cols", Kind::integer, kDragonfly},
-    {"routing", nullptr, Kind::text, kDragonfly},
+    {"routing", nullptr, Kind::text, kDragonfly | kFatTree},
     {"m", nullptr, Kind::integer, kFatTree},
     {"n", nullptr, Kind::integer, kFatTree},
     {"latency", "lat", Kind::time, kAllTopologies},
@@ -50,6 +50,20 @@ constexpr LevelKey kLevelKeys[] = {
     {"global_latency", "glat", Kind::time, kDragonfly},
     {"global_bandwidth", "gbw", Kind::bandwidth, kDragonfly},
 };
+
+// routing=: a dragonfly's minimal, valiant, ugal-l or ugal-g; a fat tree's minimal (static d-mod-k) or
+// adaptive (docs/network-model.md "Adaptive routing").
+std::string parse_routing(const std::string& topology, std::string_view v, const std::string& where) {
+  if (v == "min" || v == "minimal") return "minimal";
+  if (topology == "dragonfly") {
+    if (v == "val" || v == "valiant") return "valiant";
+    if (v == "ugal-l" || v == "ugal-g") return std::string(v);
+    fail(where, "unknown dragonfly routing " + quoted(v) + "; give minimal (min), valiant (val), ugal-l or ugal-g");
+  }
+  if (v == "static" || v == "dmodk") return "minimal";
+  if (v == "adaptive") return "adaptive";
+  fail(where, "unknown fat tree routing " + quoted(v) + "; give minimal (static d-mod-k up ports) or adaptive");
+}
 
 SimTime check_latency(SimTime t, const std::string& where) {
   if (t <= SimTime::zero())
@@ -176,9 +190,7 @@ std::string set_level_key(NetworkLevel& lv, const LevelKey& key, std::string_vie
   } else if (name == "columns") {
     lv.columns = static_cast<int>(integer(0, kMaxRanks));
   } else if (name == "routing") {
-    if (v == "min" || v == "minimal") lv.routing = "minimal";
-    else if (v == "val" || v == "valiant") lv.routing = "valiant";
-    else fail(where, "unknown dragonfly routing " + quoted(v) + "; give minimal (min) or valiant (val)");
+    lv.routing = parse_routing(lv.topology, v, where);
   } else if (name == "m") {
     int64_t m = integer(2, 1 << 20);
     if (m % 2) fail(where, "the fat tree's switch port count m must be even (got " + std::to_string(m) + ")");
@@ -539,6 +551,7 @@ std::string format_network_level(const NetworkLevel& lv, bool with_links) {
     if (lv.routing != "minimal") s += ":routing=" + lv.routing;
   } else if (t == "fattree") {
     s += ":m=" + std::to_string(lv.m) + ":n=" + std::to_string(lv.n);
+    if (lv.routing != "minimal") s += ":routing=" + lv.routing;
   }
   if (with_links) {
     s += ":lat=" + inline_time(lv.latency) + ":bw=" + inline_bw(lv.bandwidth_bps);
@@ -569,8 +582,8 @@ std::string network_spec_help() {
          "  TOPOLOGY[:SIZE][:key=value]...   or a preset name with optional :key=value overrides.\n"
          "  star:N | ring:N[:uni] | mesh:AxB... | torus:AxB...[:wrap=1,0,..] |\n"
          "  twistedtorus:AxB...[:wrap=..][:degree=G][:jump=J0,J1,..] | tree:K[:depth=D|:n=N] |\n"
-         "  dragonfly:p=P:a=A:h=H[:g=G][:cols=C][:routing=min|valiant][:tlat=..:tbw=..:llat=..:lbw=..:glat=..:gbw=..] |\n"
-         "  fattree:m=M:n=N\n"
+         "  dragonfly:p=P:a=A:h=H[:g=G][:cols=C][:routing=min|valiant|ugal-l|ugal-g][:tlat=..:tbw=..:llat=..:lbw=..:glat=..:gbw=..] |\n"
+         "  fattree:m=M:n=N[:routing=minimal|adaptive]\n"
          "  every level: lat=TIME bw=BANDWIDTH (default 1 us and 10 Gbps per link); anywhere: os=TIME or=TIME\n"
          "  (per-message send/receive overhead, default 0) and gap=TIME (loggp: the shortest interval between\n"
          "  two messages leaving a node, default 0). A level without a size gets ceil(np / the other\n"

@@ -21,7 +21,7 @@ namespace xsim {
 //   twistedtorus: as torus, plus degree and jump
 //   tree:         k, depth, endpoints, latency, bandwidth
 //   dragonfly:    p, a, h, g, columns, routing, latency, bandwidth and the terminal/local/global overrides
-//   fattree:      m, n, latency, bandwidth
+//   fattree:      m, n, routing, latency, bandwidth
 // A level whose size is left out (star, ring, tree without depth/endpoints, mesh/torus/twistedtorus without
 // size, dragonfly with g = 0) is sized from the rank count at build time: ceil(np / cores per endpoint).
 // At most one level of a network may be sized that way.
@@ -54,7 +54,7 @@ struct NetworkLevel {
   int g = 0;
   // dragonfly: 0 = all-to-all routers in a group; c > 0 = (a/c) x c grid (Cray Aries). Default: 0.
   int columns = 0;
-  // dragonfly: "minimal" or "valiant". Default: "minimal".
+  // dragonfly: "minimal", "valiant", "ugal-l" or "ugal-g"; fattree: "minimal" or "adaptive". Default: "minimal".
   std::string routing = "minimal";
   // fattree: switch ports m (even) and levels n: 2(m/2)^n endpoints. Defaults: 4, 1.
   int m = 4, n = 1;

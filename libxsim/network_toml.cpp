@@ -307,7 +307,10 @@ std::string network_to_toml(const NetworkSpec& n) {
       else s += "# g not set: sized from the number of virtual ranks\n";
       s += "columns = " + std::to_string(lv.columns) + "\nrouting = " + str(lv.routing) + "\n";
     }
-    if (bit & kFatTree) s += "m = " + std::to_string(lv.m) + "\nn = " + std::to_string(lv.n) + "\n";
+    if (bit & kFatTree) {
+      s += "m = " + std::to_string(lv.m) + "\nn = " + std::to_string(lv.n) + "\n";
+      if (lv.routing != "minimal") s += "routing = " + str(lv.routing) + "\n";
+    }
     s += "latency = " + str(format_time(lv.latency)) + "\n";
     s += "bandwidth = " + str(format_bandwidth(lv.bandwidth_bps)) + "\n";
     if (bit & kDragonfly) {

@@ -27,6 +27,15 @@ uint64_t mix64(uint64_t x) {  // SplitMix64 output function
   return x ^ (x >> 31);
 }
 
+const char* routing_name(DragonflyRouting r) {
+  switch (r) {
+    case DragonflyRouting::valiant: return "Valiant";
+    case DragonflyRouting::ugal_local: return "UGAL-L";
+    case DragonflyRouting::ugal_global: return "UGAL-G";
+    default: return "minimal";
+  }
+}
+
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("dragonfly network: " + what); }
 
 // n * t, or infinity when it does not fit.
@@ -77,13 +86,14 @@ class Dragonfly final : public Network {
     endpoints_ = static_cast<int>(n);
     cols_ = q.local_columns == q.a ? 0 : q.local_columns;  // a single row is the all-to-all group
     valiant_ = q.routing == DragonflyRouting::valiant && q.g >= 3;
+    ugal_ = q.routing == DragonflyRouting::ugal_local || q.routing == DragonflyRouting::ugal_global;
 
     const SimTime terminal2 = times(2, q.terminal_latency);
     for (int nl = 0; nl <= kMaxLocal; ++nl)
       for (int ng = 0; ng <= kMaxGlobal; ++ng)
         latency_[nl][ng] = plus(terminal2, plus(times(nl, q.local_latency), times(ng, q.global_latency)));
-    const int max_local = (cols_ > 0 ? 2 : 1) * (valiant_ ? 3 : 2);
-    const int max_global = valiant_ ? 2 : 1;
+    const int max_local = (cols_ > 0 ? 2 : 1) * (valiant_ || ugal_ ? 3 : 2);
+    const int max_global = valiant_ || ugal_ ? 2 : 1;
     if (latency_[max_local][max_global].is_infinite())
       bad("link latencies are too large: the longest route (" + std::to_string(max_local) + " local, " +
           std::to_string(max_global) + " global, 2 terminal links) overflows virtual time; give smaller latencies");
@@ -130,27 +140,35 @@ class Dragonfly final : public Network {
   // two-hop local path in a grid goes along the row first, then along the column.
   bool route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const override {
     if (route_keyed(src, dst, key).hops == 0) return true;
-    const int rs = src / q_.p, rd = dst / q_.p;
-    out.push_back({2 * static_cast<uint64_t>(src), q_.terminal_latency, q_.terminal_bandwidth_bps});
-    if (rs != rd) {
-      const int gs = rs / q_.a, ls = rs % q_.a, gd = rd / q_.a, ld = rd % q_.a;
-      if (gs == gd) {
-        local_links(gs, ls, ld, out);
-      } else {
-        const int gi = valiant_ ? dragonfly_valiant_group(src, dst, key, gs, gd, q_.g) : -1;
-        int g = gs, at = ls;
-        for (const int next : {gi, gd}) {
-          if (next < 0) continue;
-          local_links(g, at, port_router(g, next), out);
-          out.push_back({global_base() + static_cast<uint64_t>(g) * static_cast<uint64_t>(q_.g) + static_cast<uint64_t>(next),
-                         q_.global_latency, q_.global_bandwidth_bps});
-          at = port_router(next, g);
-          g = next;
-        }
-        local_links(gd, at, ld, out);
-      }
-    }
-    out.push_back({2 * static_cast<uint64_t>(dst) + 1, q_.terminal_latency, q_.terminal_bandwidth_bps});
+    int gi = -1;
+    if (valiant_) [[unlikely]]
+      gi = dragonfly_valiant_group(src, dst, key, src / q_.p / q_.a, dst / q_.p / q_.a, q_.g);
+    append_links(src, dst, gi, out);
+    return true;
+  }
+
+  RouteRule route_rule() const override {
+    if (ugal_) return RouteRule::adaptive;
+    return valiant_ ? RouteRule::per_message : RouteRule::fixed;
+  }
+
+  // Valiant: the message's own intermediate group. UGAL: the minimal route or one Valiant route, by their
+  // queues in virtual time (dragonfly.hpp).
+  bool route_links_adaptive(int src, int dst, uint64_t key, uint64_t bytes, int64_t leave_ps, const LinkState& state,
+                            std::vector<Link>& out) const override {
+    if (!ugal_) return route_links(src, dst, valiant_ ? key : 0, out);
+    if (route(src, dst).hops == 0) return true;
+    const int gs = src / q_.p / q_.a, gd = dst / q_.p / q_.a;
+    const int gi = dragonfly_valiant_group(src, dst, key, gs, gd, q_.g);
+    const size_t base = out.size();
+    append_links(src, dst, -1, out);
+    if (gi < 0) return true;  // inside a group, or no third group: minimal
+    const size_t mid = out.size();
+    append_links(src, dst, gi, out);
+    const auto qmin = static_cast<__int128>(queue(out, base, mid, bytes, leave_ps, state)) * static_cast<__int128>(mid - base);
+    const auto qval = static_cast<__int128>(queue(out, mid, out.size(), bytes, leave_ps, state)) * static_cast<__int128>(out.size() - mid);
+    if (qmin <= qval) out.resize(mid);
+    else out.erase(out.begin() + static_cast<std::ptrdiff_t>(base), out.begin() + static_cast<std::ptrdiff_t>(mid));
     return true;
   }
 
@@ -177,7 +195,7 @@ class Dragonfly final : public Network {
     if (cols_ > 0) s += " (" + std::to_string(q_.a / cols_) + "x" + std::to_string(cols_) + " grid)";
     s += " h=" + std::to_string(q_.h) + " g=" + std::to_string(q_.g) + ", " + std::to_string(endpoints_) +
          (endpoints_ == 1 ? " endpoint" : " endpoints") + ", " +
-         (q_.routing == DragonflyRouting::valiant ? "Valiant" : "minimal") + " routing, terminal links " +
+         routing_name(q_.routing) + " routing, terminal links " +
          format_time(q_.terminal_latency) + " / " + format_bandwidth(q_.terminal_bandwidth_bps) +
          ", local links " + format_time(q_.local_latency) + " / " + format_bandwidth(q_.local_bandwidth_bps) +
          ", global links " + format_time(q_.global_latency) + " / " + format_bandwidth(q_.global_bandwidth_bps);
@@ -186,6 +204,46 @@ class Dragonfly final : public Network {
   }
 
  private:
+  // The links from src to dst (distinct endpoints) through intermediate group gi (-1: minimal).
+  [[gnu::always_inline]] void append_links(int src, int dst, int gi, std::vector<Link>& out) const {
+    const int rs = src / q_.p, rd = dst / q_.p;
+    out.push_back({2 * static_cast<uint64_t>(src), q_.terminal_latency, q_.terminal_bandwidth_bps});
+    if (rs != rd) {
+      const int gs = rs / q_.a, ls = rs % q_.a, gd = rd / q_.a, ld = rd % q_.a;
+      if (gs == gd) {
+        local_links(gs, ls, ld, out);
+      } else {
+        int g = gs, at = ls;
+        for (const int next : {gi, gd}) {
+          if (next < 0) continue;
+          local_links(g, at, port_router(g, next), out);
+          out.push_back({global_base() + static_cast<uint64_t>(g) * static_cast<uint64_t>(q_.g) + static_cast<uint64_t>(next),
+                         q_.global_latency, q_.global_bandwidth_bps});
+          at = port_router(next, g);
+          g = next;
+        }
+        local_links(gd, at, ld, out);
+      }
+    }
+    out.push_back({2 * static_cast<uint64_t>(dst) + 1, q_.terminal_latency, q_.terminal_bandwidth_bps});
+  }
+  // UGAL's queue of the route out[from, to) for a message of `bytes` leaving at `leave`: the wait at the
+  // first link out of the source router (UGAL-L), or the longest wait at any link, each taken when the
+  // head would reach it on idle links (UGAL-G).
+  int64_t queue(const std::vector<Link>& out, size_t from, size_t to, uint64_t bytes, int64_t leave,
+                const LinkState& state) const {
+    uint64_t bw = UINT64_MAX;
+    for (size_t i = from; i < to; ++i) bw = std::min(bw, out[i].bandwidth_bps);
+    const int64_t xfer = transfer_time(bytes, bw).ps();
+    if (q_.routing == DragonflyRouting::ugal_local)
+      return state.wait(out[from + 1].id, leave + out[from].latency.ps(), xfer);
+    int64_t head = leave, worst = 0;
+    for (size_t i = from; i < to; ++i) {
+      worst = std::max(worst, state.wait(out[i].id, head, xfer));
+      head += out[i].latency.ps();
+    }
+    return worst;
+  }
   // Local links between routers x and y of one group.
   int local_distance(int x, int y) const {
     if (x == y) return 0;
@@ -221,6 +279,7 @@ class Dragonfly final : public Network {
   int endpoints_ = 0;
   int cols_ = 0;          // 0: all-to-all group; else grid columns
   bool valiant_ = false;  // Valiant requested and g >= 3
+  bool ugal_ = false;     // UGAL-L or UGAL-G requested
   SimTime latency_[kMaxLocal + 1][kMaxGlobal + 1];
   uint64_t bandwidth_[2][2];  // [any local link][any global link]
 };

@@ -20,8 +20,8 @@ namespace {
 
 class FatTree final : public Network {
  public:
-  FatTree(int m, int n, SimTime link_latency, uint64_t link_bandwidth_bps)
-      : m_(m), n_(n), link_latency_(link_latency), bandwidth_bps_(link_bandwidth_bps) {
+  FatTree(int m, int n, SimTime link_latency, uint64_t link_bandwidth_bps, bool adaptive)
+      : m_(m), n_(n), adaptive_(adaptive), link_latency_(link_latency), bandwidth_bps_(link_bandwidth_bps) {
     if (m < 2 || m % 2 != 0)
       bad("m (ports per switch) must be even and at least 2 (got " + std::to_string(m) + "); give e.g. " +
           std::to_string(m < 2 ? 4 : m + 1));
@@ -73,35 +73,36 @@ class FatTree final : public Network {
     return Route{latency_[static_cast<size_t>(links)], bandwidth_bps_, links};
   }
 
-  // Links (docs/network-topologies.md "Fat tree"): endpoint e's link up to its leaf switch is 2e, down from
-  // it 2e + 1. A switch of level l >= 1 has k up links, one per value c of the digit w_(l-1) its parent
-  // on level l - 1 has: up 2E + 2(s * k + c), down that plus one, where s numbers the switches level by
-  // level (level 0 first; within a level by w read as a mixed-radix number, w0 most significant).
-  // Routing: up from the source's leaf switch, each step up from level l + 1 to l setting w_l to the
-  // destination's digit p_(l+1) (destination-based, as d-mod-k: routes to one destination converge), to
-  // the lowest common level t, then down, each step from l to l + 1 setting w_l to the destination's p_l.
+  // The static route: up*/down*, each up port chosen by the destination's digits (walk, below).
   bool route_links(int src, int dst, uint64_t, std::vector<Link>& out) const override {
-    const int links = route(src, dst).hops;
-    if (links == 0) return true;
-    const int t = n_ - links / 2;  // the turning level
-    int ps[32], pd[32], w[32];
-    digits(src, ps);
-    digits(dst, pd);
-    for (int i = 0; i + 1 < n_; ++i) w[i] = ps[i];  // the source's leaf switch <(p0..p(n-2)), n-1>
-    out.push_back({2 * static_cast<uint64_t>(src), link_latency_, bandwidth_bps_});
-    for (int l = n_ - 2; l >= t; --l) {  // up from level l + 1 to l
-      const int c = pd[l + 1];
-      out.push_back({switch_link(l + 1, w, c, false), link_latency_, bandwidth_bps_});
-      w[l] = c;
-    }
-    for (int l = t; l <= n_ - 2; ++l) {  // down from level l to l + 1: the child's w_l is the destination's
-      const int c = w[l];                 // the parent's own digit: which of the child's up links this is
-      w[l] = pd[l];
-      out.push_back({switch_link(l + 1, w, c, true), link_latency_, bandwidth_bps_});
-    }
-    out.push_back({2 * static_cast<uint64_t>(dst) + 1, link_latency_, bandwidth_bps_});
+    walk(src, dst, out, [](int, int d, int64_t, const int*) { return d; });
     return true;
   }
+
+  RouteRule route_rule() const override { return adaptive_ ? RouteRule::adaptive : RouteRule::fixed; }
+
+  // Adaptive up-port choice: each switch on the way up sends the message out of the up link on which it
+  // would wait least, taken when its head gets there on idle links; ties go to the static (d-mod-k) port,
+  // then to the next ports in increasing order, wrapping. The way down follows (one path from the switch
+  // reached). On idle links this is the static route.
+  bool route_links_adaptive(int src, int dst, uint64_t key, uint64_t bytes, int64_t leave_ps, const LinkState& state,
+                            std::vector<Link>& out) const override {
+    if (!adaptive_) return route_links(src, dst, key, out);
+    const int64_t xfer = transfer_time(bytes, bandwidth_bps_).ps();
+    const int k = m_ / 2;
+    walk(src, dst, out, [&](int l, int d, int64_t head, const int* w) {
+      int best = d;
+      int64_t least = INT64_MAX;
+      for (int i = 0; i < k && least > 0; ++i) {
+        const int c = (d + i) % k;
+        const int64_t q = state.wait(switch_link(l + 1, w, c, false), leave_ps + head, xfer);
+        if (q < least) least = q, best = c;
+      }
+      return best;
+    });
+    return true;
+  }
+
   uint64_t link_id_bound() const override {
     return 2 * static_cast<uint64_t>(endpoints_) + 2 * static_cast<uint64_t>(switches_) * static_cast<uint64_t>(m_ / 2);
   }
@@ -116,7 +117,7 @@ class FatTree final : public Network {
   std::string describe() const override {
     std::string s = "fat tree, " + std::to_string(m_) + "-port " + std::to_string(n_) + "-tree, " +
                     std::to_string(endpoints_) + " endpoints, " + std::to_string(switches_) +
-                    (switches_ == 1 ? " switch" : " switches") + ", up*/down* routing, link latency " +
+                    (switches_ == 1 ? " switch" : " switches") + (adaptive_ ? ", adaptive up*/down* routing" : ", up*/down* routing") + ", link latency " +
                     format_time(link_latency_) + ", link bandwidth " + format_bandwidth(bandwidth_bps_);
     s += overheads_suffix();
     return s;
@@ -127,6 +128,39 @@ class FatTree final : public Network {
     throw_out_of_range("fat tree network", src, dst, endpoints_);
   }
 
+  // The route's links (docs/network-topologies.md "Fat tree"): endpoint e's link up to its leaf switch is
+  // 2e, down from it 2e + 1. A switch of level l >= 1 has k up links, one per value c of the digit w_(l-1)
+  // its parent on level l - 1 has: up 2E + 2(s * k + c), down that plus one, where s numbers the switches
+  // level by level (level 0 first; within a level by w read as a mixed-radix number, w0 most significant).
+  // Up from the source's leaf switch to the lowest common level t, each step up from level l + 1 to l
+  // setting w_l to choose(l, d, head, w): d is the destination's digit p_(l+1) (the static rule: routes to
+  // one destination converge, as d-mod-k), head the time since the message left at which it reaches that up
+  // link on idle links, w the digits of the switch it leaves. Then down, each step from l to l + 1 setting
+  // w_l to the destination's p_l.
+  template <class Choose>
+  void walk(int src, int dst, std::vector<Link>& out, Choose&& choose) const {
+    const int links = route(src, dst).hops;
+    if (links == 0) return;
+    const int t = n_ - links / 2;  // the turning level
+    int ps[32], pd[32], w[32];
+    digits(src, ps);
+    digits(dst, pd);
+    for (int i = 0; i + 1 < n_; ++i) w[i] = ps[i];  // the source's leaf switch <(p0..p(n-2)), n-1>
+    out.push_back({2 * static_cast<uint64_t>(src), link_latency_, bandwidth_bps_});
+    int64_t head = link_latency_.ps();
+    for (int l = n_ - 2; l >= t; --l) {  // up from level l + 1 to l
+      const int c = choose(l, pd[l + 1], head, static_cast<const int*>(w));
+      out.push_back({switch_link(l + 1, w, c, false), link_latency_, bandwidth_bps_});
+      w[l] = c;
+      head += link_latency_.ps();
+    }
+    for (int l = t; l <= n_ - 2; ++l) {  // down from level l to l + 1: the child's w_l is the destination's
+      const int c = w[l];                 // the parent's own digit: which of the child's up links this is
+      w[l] = pd[l];
+      out.push_back({switch_link(l + 1, w, c, true), link_latency_, bandwidth_bps_});
+    }
+    out.push_back({2 * static_cast<uint64_t>(dst) + 1, link_latency_, bandwidth_bps_});
+  }
   // e's digits p0 (0..m-1), p1..p(n-1) (0..k-1), most significant first.
   void digits(int e, int* p) const {
     const int k = m_ / 2;
@@ -149,6 +183,7 @@ class FatTree final : public Network {
   }
 
   int m_, n_;
+  bool adaptive_ = false;
   SimTime link_latency_;
   uint64_t bandwidth_bps_;
   int endpoints_ = 0;
@@ -159,8 +194,8 @@ class FatTree final : public Network {
 
 }  // namespace
 
-std::unique_ptr<Network> make_fat_tree(int m, int n, SimTime link_latency, uint64_t link_bandwidth_bps) {
-  return std::make_unique<FatTree>(m, n, link_latency, link_bandwidth_bps);
+std::unique_ptr<Network> make_fat_tree(int m, int n, SimTime link_latency, uint64_t link_bandwidth_bps, bool adaptive) {
+  return std::make_unique<FatTree>(m, n, link_latency, link_bandwidth_bps, adaptive);
 }
 
 }  // namespace xsim::net

@@ -49,6 +49,20 @@ bad_input(unknown_option 1 2 "unknown option -xsim-nq. did you mean -xsim-np\\?"
 bad_input(sharing_unknown 1 2 "-xsim-sharing: unknown link sharing \"fiar\". give serial, fair or rtt.*did you mean fair"
   ${BAD_OK} -xsim-sharing fiar)
 bad_input(sharing_needs_links 1 2 "-xsim-sharing fair: shares the links of -xsim-contention links" ${BAD_OK} -xsim-sharing fair)
+# Adaptive routing (docs/network-model.md "Adaptive routing"): an unknown routing, a routing on a topology
+# that has none, adaptive routing without the links model, with fair sharing, or inside a node.
+set(BAD_DF dragonfly:p=1:a=2:h=1:g=3)
+bad_input(routing_unknown 1 2 "-xsim-mn: bad network spec .*unknown dragonfly routing \"ugal\". give minimal \\(min\\), valiant \\(val\\), ugal-l or ugal-g"
+  ${BAD_OK} -xsim-mn ${BAD_DF}:routing=ugal)
+bad_input(routing_unknown_fattree 1 2 "-xsim-mn: bad network spec .*unknown fat tree routing \"ugal-g\". give minimal .* or adaptive"
+  ${BAD_OK} -xsim-mn fattree:m=4:n=2:routing=ugal-g)
+bad_input(routing_on_torus 1 2 "key \"routing\" does not apply to a torus level" ${BAD_OK} -xsim-mn torus:4x4:routing=adaptive)
+bad_input(routing_needs_links 1 2 "-xsim-mn: routing=ugal-g \\(dragonfly, level 1\\): adaptive routing .*give -xsim-contention links"
+  ${BAD_OK} -xsim-np 6 -xsim-mn ${BAD_DF}:routing=ugal-g)
+bad_input(routing_needs_serial 1 2 "-xsim-mn: routing=adaptive \\(fattree, level 1\\): adaptive routing reads the queues of -xsim-sharing serial"
+  ${BAD_OK} -xsim-np 8 -xsim-mn fattree:m=4:n=2:routing=adaptive -xsim-contention links -xsim-sharing fair)
+bad_input(routing_inside_node 1 2 "-xsim-mn: routing=adaptive \\(fattree, level 2\\): adaptive routing applies to the system network"
+  ${BAD_OK} -xsim-np 16 -xsim-mn star:2/fattree:m=4:n=2:routing=adaptive -xsim-contention links)
 bad_input(unknown_option_far 1 2 "unknown option -xsim-frobnicate \\(see -xsim-help" ${BAD_OK} -xsim-frobnicate 1)
 bad_input(double_dash 1 2 "xsim options take a single dash, e.g. -xsim-np" ${BAD_OK} --xsim-np 4)
 bad_input(missing_value 1 2 "-xsim-np needs a value: -xsim-np M" ${BAD_OK} -xsim-np)

@@ -14,6 +14,8 @@ namespace xsim {
 LinkContention::LinkContention(const net::Network& system, int64_t first_local, int64_t end_local, bool ejection)
     : system_(system), first_local_(first_local), end_local_(end_local), ejection_(ejection) {
   eject_base_ = system.link_id_bound();
+  chooses_ = system.route_rule() != net::RouteRule::fixed;
+  state_.lc = this;
   const uint64_t bound = eject_base_ + static_cast<uint64_t>(system.endpoints());
   if (bound <= kDenseLinks) {
     dense_ = static_cast<Slot*>(std::calloc(bound, sizeof(Slot)));
@@ -165,9 +167,46 @@ void LinkContention::time_due(SimTime bound) {
   }
 }
 
+int64_t LinkContention::probe(uint64_t id, int64_t head, int64_t xfer) const {
+  const Slot* s = nullptr;
+  if (dense_) {
+    s = &dense_[id];
+  } else {
+    auto it = sparse_.find(id);
+    if (it == sparse_.end()) return 0;
+    s = &it->second;
+  }
+  const Busy* v = s->spill ? lists_[s->spill].data() : s->in;
+  const size_t n = s->spill ? lists_[s->spill].size() : s->n;
+  int64_t start = head;  // as place_in, without taking the interval
+  for (size_t i = 0; i < n && start + xfer > v[i].start; ++i) start = std::max(start, v[i].end);
+  return start - head;
+}
+
+// Routes by the network's rule (route_links_adaptive) and places the flow; its delay is its wait plus the
+// time its route takes beyond the one it was timed by (f.arrive_ps: that route's uncontended arrival).
+int64_t LinkContention::adaptive_wait(const Flow& f) {
+  const uint64_t key = (f.seq * 0x9e3779b97f4a7c15ull) ^ static_cast<uint32_t>(f.src);  // unique per message
+  system_.route_links_adaptive(f.src_node, f.dst_node, key, f.bytes, f.leave_ps, state_, path_);
+  if (path_.empty()) return 0;
+  uint64_t bw = UINT64_MAX;
+  int64_t latency = 0;
+  for (const net::Link& l : path_) bw = std::min(bw, l.bandwidth_bps), latency += l.latency.ps();
+  if (ejection_) path_.push_back({eject_base_ + static_cast<uint64_t>(f.dst_node), SimTime::zero(), bw});
+  const int64_t xfer = net::Network::transfer_time(f.bytes, bw).ps();
+  int64_t head = f.leave_ps, wait = 0;
+  for (const net::Link& l : path_) {
+    const int64_t start = place(slot(l.id), f.leave_ps, head, xfer);
+    wait = std::max(wait, start - head);
+    head += l.latency.ps();
+  }
+  return std::max<int64_t>(0, f.leave_ps + latency + xfer + wait - f.arrive_ps);
+}
+
 void LinkContention::time_flow(const Flow& f) {
   ++flows_;
   path_.clear();
+  if (chooses_) [[unlikely]] return keep_delay(f, adaptive_wait(f));
   system_.route_links(f.src_node, f.dst_node, 0, path_);
   uint64_t bw = UINT64_MAX;
   for (const net::Link& l : path_) bw = std::min(bw, l.bandwidth_bps);

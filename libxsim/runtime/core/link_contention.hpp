@@ -19,6 +19,12 @@
 // its fluid duration minus its transfer time alone. A flow's end is decided from the flows that left by its
 // horizon: its uncontended arrival less the lag the engine's conservative rule guarantees (every flow that
 // left by then is known when its receiver needs the delay).
+//
+// Routing that depends on the message or on the links' state (Network::route_rule: dragonfly Valiant and
+// UGAL, a fat tree's adaptive up ports; docs/network-model.md "Adaptive routing") is decided here, when a
+// flow is placed: from the flows placed before it, in virtual time, the same in every native process. The
+// message was timed by its uncontended route (route(); for UGAL and adaptive, the minimal one): a flow whose
+// chosen route is longer is late by the difference too (never early).
 // Layer: libxsim/runtime/core (xsim_core). Not thread-safe (the scheduler's thread).
 #pragma once
 #include <cstdint>
@@ -128,6 +134,13 @@ class LinkContention {
   };
   static_assert(sizeof(Slot) == 64);
   Slot& slot(uint64_t id) { return dense_ ? dense_[id] : sparse_[id]; }
+  // The wait a flow would have at link `id` (adaptive routing's view of the links: net::LinkState).
+  int64_t probe(uint64_t id, int64_t head, int64_t xfer) const;
+  struct State final : net::LinkState {
+    const LinkContention* lc;
+    int64_t wait(uint64_t id, int64_t head_ps, int64_t xfer_ps) const override { return lc->probe(id, head_ps, xfer_ps); }
+  };
+  int64_t adaptive_wait(const Flow& f);
   int64_t place(Slot& s, int64_t leave, int64_t head, int64_t xfer);
   void push(const Flow& f);
   void time_due(SimTime bound);
@@ -137,6 +150,8 @@ class LinkContention {
   void keep_delay(const Flow& f, int64_t wait);
 
   const net::Network& system_;
+  bool chooses_ = false;  // system_'s route_rule is not fixed: routes come from route_links_adaptive
+  State state_;
   int64_t first_local_, end_local_;
   std::vector<Flow> pending_;                         // min-heap (later)
   std::vector<Flow> outgoing_;                        // this window's local flows, for the other processes

@@ -283,6 +283,33 @@ std::unique_ptr<privatize::Privatizer> setup_privatization(const Options& opt, i
 // The loggp model's NIC state (endpoint contention, a gap) lives with the node's ranks: every simulated node
 // must then sit in one native process. Block placement guarantees it; another placement over several
 // processes may split a node. Returns the error to print, or "".
+// The options that need -xsim-contention links: -xsim-sharing fair|rtt, and adaptive routing
+// (routing=ugal-l|ugal-g on a dragonfly, routing=adaptive on a fat tree), which chooses each message's
+// route by the links' queues in virtual time, kept serially on the system network
+// (docs/network-model.md "Adaptive routing"). Returns the error to print, or "".
+std::string links_option_error(const Options& opt) {
+  if (opt.sharing != Sharing::serial && (opt.model != NetModel::loggp || opt.contention != Contention::links))
+    return std::string("-xsim-sharing ") + (opt.sharing == Sharing::fair ? "fair" : "rtt") +
+           ": shares the links of -xsim-contention links (model loggp); give -xsim-contention links too, or "
+           "-xsim-sharing serial";
+  const std::vector<NetworkLevel>& levels = opt.network.levels;
+  for (size_t i = 0; i < levels.size(); ++i) {
+    const std::string& r = levels[i].routing;
+    if (r != "ugal-l" && r != "ugal-g" && r != "adaptive") continue;
+    const std::string what = "-xsim-mn: routing=" + r + " (" + levels[i].topology + ", level " + std::to_string(i + 1) + ")";
+    if (i > 0)
+      return what + ": adaptive routing applies to the system network (the first level), whose links messages "
+                    "between nodes share; give routing=minimal inside the nodes";
+    if (opt.model != NetModel::loggp || opt.contention != Contention::links)
+      return what + ": adaptive routing chooses each message's route by the links' queues, which only "
+                    "-xsim-contention links keeps (model loggp); give -xsim-contention links, or routing=minimal";
+    if (opt.sharing != Sharing::serial)
+      return what + ": adaptive routing reads the queues of -xsim-sharing serial; give -xsim-sharing serial, "
+                    "or routing=minimal";
+  }
+  return {};
+}
+
 // -xsim-node-speed file:PATH needs a line for every simulated node of the run (docs/noise.md). Returns the
 // error to print, or "".
 std::string node_speed_error(const Options& opt, const BuiltNetwork& built, int64_t world) {
@@ -451,11 +478,8 @@ int xsim_main(int argc, char** argv, char** envp) {
       return 2;
     }
   if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
-  if (opt.sharing != Sharing::serial && (opt.model != NetModel::loggp || opt.contention != Contention::links)) {
-    if (proc == 0)
-      std::fprintf(stderr, "xsim: -xsim-sharing %s: shares the links of -xsim-contention links (model loggp); give "
-                           "-xsim-contention links too, or -xsim-sharing serial\n",
-                   opt.sharing == Sharing::fair ? "fair" : "rtt");
+  if (std::string links = links_option_error(opt); !links.empty()) {
+    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", links.c_str());
     PMPI_Finalize();
     return 2;
   }

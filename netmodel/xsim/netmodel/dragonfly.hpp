@@ -24,7 +24,12 @@
 
 namespace xsim::net {
 
-enum class DragonflyRouting { minimal, valiant };
+// ugal_local, ugal_global: UGAL (Kim et al. 2008 §4.2), chosen per message under link contention between
+// the minimal route and one Valiant route (intermediate group from the message's key): minimal when
+// q_min * H_min <= q_val * H_val, H a route's link count and q its queue: the wait at the first link out
+// of the source router (UGAL-L, the router's own output queue) or the longest wait at any of its links
+// (UGAL-G, the global state, known in virtual time). route() and route_links() give the minimal route.
+enum class DragonflyRouting { minimal, valiant, ugal_local, ugal_global };
 
 struct DragonflyParams {
   int p = 1;                  // endpoints per router (>= 1)

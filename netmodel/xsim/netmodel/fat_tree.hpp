@@ -22,6 +22,9 @@ namespace xsim::net {
 
 // Throws std::invalid_argument unless m is even and >= 2, 1 <= n <= 32, the endpoint count fits an int, latency
 // is positive and finite and bandwidth positive.
-std::unique_ptr<Network> make_fat_tree(int m, int n, SimTime link_latency, uint64_t link_bandwidth_bps);
+// adaptive: route_links_adaptive chooses each up port by the links' state (fat_tree.cpp); route() and
+// route_links() stay the static routes.
+std::unique_ptr<Network> make_fat_tree(int m, int n, SimTime link_latency, uint64_t link_bandwidth_bps,
+                                       bool adaptive = false);
 
 }  // namespace xsim::net

@@ -32,6 +32,24 @@ struct Link {
   uint64_t bandwidth_bps;
 };
 
+// What adaptive routing may ask about the links (docs/network-model.md "Adaptive routing"): their state in
+// virtual time, as libxsim's link contention knows it when it places a flow (every flow that left before it
+// placed, the same in every native process).
+class LinkState {
+ public:
+  // How long a flow whose head reaches link `id` at `head_ps` and holds it for `xfer_ps` would wait there
+  // for the flows placed before it (0: the link is free for it then).
+  virtual int64_t wait(uint64_t id, int64_t head_ps, int64_t xfer_ps) const = 0;
+
+ protected:
+  ~LinkState() = default;
+};
+
+// How a topology's route_links_adaptive chooses: `fixed` (route_links(src, dst, 0), the default),
+// `per_message` (a route per message key, e.g. dragonfly Valiant), `adaptive` (by the links' state: UGAL,
+// a fat tree's up-port choice; needs link contention).
+enum class RouteRule { fixed, per_message, adaptive };
+
 // Per-message overheads added to every message between distinct endpoints (default 0).
 struct Overheads {
   SimTime send;  // o_s: charged on the send side of every message
@@ -69,6 +87,17 @@ class Network {
   virtual bool route_links(int src, int dst, uint64_t key, std::vector<Link>& out) const {
     (void)src, (void)dst, (void)key, (void)out;
     return false;
+  }
+  // The rule route_links_adaptive follows (default: fixed).
+  virtual RouteRule route_rule() const { return RouteRule::fixed; }
+  // The links of the route that a message of `bytes` leaving its source at `leave_ps` takes, chosen by the
+  // topology's rule from `key` (any value unique to the message) and the links' `state`; appended to `out`.
+  // route(src, dst) stays the uncontended route a message is timed by before its links are known (for
+  // adaptive rules, the minimal one). Default: route_links(src, dst, 0, out).
+  virtual bool route_links_adaptive(int src, int dst, uint64_t key, uint64_t bytes, int64_t leave_ps,
+                                    const LinkState& state, std::vector<Link>& out) const {
+    (void)key, (void)bytes, (void)leave_ps, (void)state;
+    return route_links(src, dst, 0, out);
   }
   // Every link id route_links gives is below this bound (0 when it lists none).
   virtual uint64_t link_id_bound() const { return 0; }

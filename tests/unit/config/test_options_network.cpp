@@ -123,7 +123,9 @@ TEST(Options, InlineIssueExamples) {
   for (const char* spec :
        {"twisted-torus:3x3x3:wrap=1,1,0:degree=2:jump=1,-2,3:lat=2us:bw=5Gbps", "fat-tree:m=6:n=2",
         "dragonfly:p=2:a=4:h=2:g=5:cols=2:routing=valiant:tlat=10ns:tbw=1Gbps:llat=20ns:lbw=2Gbps:glat=30ns:gbw=3Gbps",
-        "tree:3:n=20", "mesh:dims=3", "ring:9:uni:os=1us:or=2us", "torus:wrap=1,0"}) {
+        "tree:3:n=20", "mesh:dims=3", "ring:9:uni:os=1us:or=2us", "torus:wrap=1,0",
+        "dragonfly:p=2:a=4:h=2:g=5:routing=ugal-l", "dragonfly:p=2:a=4:h=2:g=5:routing=ugal-g",
+        "fattree:m=4:n=3:routing=adaptive"}) {
     NetworkSpec a = parse_network_inline(spec);
     NetworkSpec b = parse_network_inline(format_network_inline(a));
     EXPECT_EQ(a, b) << spec << " -> " << format_network_inline(a);
@@ -158,6 +160,15 @@ TEST(Options, InlineNetworkErrors) {
   EXPECT_HAS(inline_error(""), "must start with a preset or topology name");
   EXPECT_HAS(inline_error("star:abc"), "field \"abc\" is neither an endpoint count nor key=value");
   EXPECT_HAS(inline_error("star:4x4"), "the size of a star is one number");
+  // Routing (docs/network-model.md "Adaptive routing"): the names each topology knows, and none elsewhere.
+  EXPECT_EQ(parse_network_inline("fattree:m=4:n=2:routing=dmodk").levels[0].routing, "minimal");
+  EXPECT_EQ(parse_network_inline("fattree:m=4:n=2:routing=adaptive").levels[0].routing, "adaptive");
+  EXPECT_EQ(parse_network_inline("dragonfly:p=1:a=2:h=1:g=3:routing=ugal-g").levels[0].routing, "ugal-g");
+  EXPECT_HAS(inline_error("dragonfly:p=1:a=2:h=1:routing=ugal"),
+             "unknown dragonfly routing \"ugal\"; give minimal (min), valiant (val), ugal-l or ugal-g");
+  EXPECT_HAS(inline_error("dragonfly:p=1:a=2:h=1:routing=adaptive"), "unknown dragonfly routing \"adaptive\"");
+  EXPECT_HAS(inline_error("fattree:m=4:n=2:routing=ugal-g"), "unknown fat tree routing \"ugal-g\"");
+  EXPECT_HAS(inline_error("torus:4x4:routing=adaptive"), "key \"routing\" does not apply to a torus level");
   EXPECT_HAS(inline_error("mesh:4x4:wrap=1,1"), "key \"wrap\" does not apply to a mesh level");
   EXPECT_HAS(inline_error("torus:4x4:wrap=1,0,1"), "wrap has 3 entries but the torus has 2 dimensions");
   EXPECT_HAS(inline_error("torus:4x4:wrap=2,0"), "wrap entry must be between 0 and 1");
@@ -243,12 +254,13 @@ uni = true
 topology = "fattree"
 m = 4
 n = 2
+routing = "adaptive"
 )");
   o = parse({"app", "-xsim-config", g.path()});
   EXPECT_EQ(o.network.preset, "custom");
   EXPECT_EQ(format_network_inline(o.network, false),
             "dragonfly:p=2:a=4:h=2:g=3:cols=2:routing=valiant/twistedtorus:3x3:jump=1,2/tree:3:depth=2/ring:5:uni/"
-            "fattree:m=4:n=2");
+            "fattree:m=4:n=2:routing=adaptive");
   EXPECT_EQ(o.network.levels[0].terminal_latency.ps(), 10'000);
   EXPECT_EQ(o.network.levels[0].local_bandwidth_bps, 40'000'000'000u);
   // The shorthand: level keys directly in [network].
