@@ -1,4 +1,4 @@
-// What the collective algorithms of collectives.cpp and intercomm.cpp share: addressing the blocks of
+// What the collective algorithms of collectives.cpp, alltoall.cpp and intercomm.cpp share: addressing the blocks of
 // typed buffers, and the linear pattern of gatherv and scatterv. Layer: libxsim/coll (its .cpp files only).
 #pragma once
 #include <mpi.h>
@@ -12,6 +12,8 @@
 namespace xsim::coll {
 
 inline MPI_Aint extent_of(MPI_Datatype t) { return native::type_extent(t).extent; }
+inline bool in_place(const void* buf) { return buf == MPI_IN_PLACE; }
+inline int as_count(uint64_t n) { return static_cast<int>(n); }  // a block size known to fit an int
 // The bytes of data in `count` elements of `t`.
 inline uint64_t bytes_of(int count, MPI_Datatype t) { return native::type_size(t) * static_cast<uint64_t>(count); }
 // Element `elems` of a buffer whose elements are `extent` bytes apart.
