@@ -463,36 +463,21 @@ class Engine {
   bool replay_nic_shared(int64_t comm_size) const {
     return nic_ && (cores_per_node_ > 1 || (contention_ && comm_size < nranks_));
   }
-  // The NIC of local rank `r`'s node (an index into this process's NICs, replay_nic_count() of them), and
-  // when its injection and ejection links are next free (read and written by the replay).
+  // The NIC of local rank `r`'s node (an index into this process's replay_nic_count() NICs), when its links
+  // are next free (the replay reads and writes them), whether time_ejection applies, inter_node; the wire
+  // latency of `bytes` from world rank `src` to `dst` on another node with its transfer time in `*xfer`, and
+  // how long that keeps the sender's NIC busy (Engine::send's NIC branch).
   int32_t replay_nic_of(const Rank& r) const { return nic_of_local_[static_cast<size_t>(r.index)]; }
   size_t replay_nic_count() const { return nics_.size(); }
   SimTime& replay_inject_free(int32_t nic) { return nics_[static_cast<size_t>(nic)].inject_free; }
   SimTime& replay_eject_free(int32_t nic) { return nics_[static_cast<size_t>(nic)].eject_free; }
-  bool replay_ejection_timed() const { return contention_; }          // time_ejection applies
+  bool replay_ejection_timed() const { return contention_; }
   bool replay_inter_node(int64_t a, int64_t b) const { return inter_node(a, b); }
-  // Engine::send's NIC branch: the wire latency of `bytes` from world rank `src` to `dst` (another node),
-  // its transfer time in `*xfer`, and how long it keeps the sender's NIC busy.
   SimTime replay_wire_latency(int64_t src, int64_t dst, uint64_t bytes, SimTime* xfer) const {
     return route_latency(net_->route(core_of(src), core_of(dst)), bytes, xfer);
   }
   SimTime replay_nic_busy_for(SimTime xfer) const { return max(gap_, contention_ ? xfer : SimTime::zero()); }
-  // The earliest message to local rank `r`'s node (of one core) not yet timed through its ejection link,
-  // as (arrival, sender, send order), or null: the replay's ejections must all come before it. Delivers
-  // the deferred messages first.
-  const Message* replay_first_untimed(const Rank& r) {
-    drain_pending();
-    const Message* first = nullptr;  // one core: its rank's arrivals are timed as it processes them
-    for (const Message* m : r.arrivals)
-      if (m->model_bytes() && m->src != m->dst && (!first || arrives_later(*first, *m))) first = m;
-    return first;
-  }
-  // The arrival order (time, then sender, then its send order): whether `a` comes after `b`.
-  static bool arrives_later(const Message& a, const Message& b) {
-    if (a.t_arrive != b.t_arrive) return a.t_arrive > b.t_arrive;
-    if (a.src != b.src) return a.src > b.src;
-    return a.seq > b.seq;
-  }
+  void replay_drain() { drain_pending(); }  // delivers the deferred messages (the replay reads the arrivals)
   // The replay's members wait (blocked) for the last one, while the scheduler goes on: a clear-to-send
   // applied meanwhile would use a member's node NIC out of its virtual-time order (Engine::send orders NIC
   // use by time). So no replay when a member's node has a rendezvous send waiting for its clear-to-send

@@ -111,6 +111,19 @@ struct CollRendezvous {
 
 namespace {
 
+// The earliest message to member `r`'s node (of one core) not yet timed through its ejection link (its
+// rank times its arrivals as it processes them), or null.
+const Message* first_untimed(const Rank& r) {
+  const Message* first = nullptr;
+  for (const Message* m : r.arrivals) {
+    if (!m->model_bytes() || m->src == m->dst) continue;
+    if (!first || m->t_arrive < first->t_arrive ||
+        (m->t_arrive == first->t_arrive && (m->src < first->src || (m->src == first->src && m->seq < first->seq))))
+      first = m;
+  }
+  return first;
+}
+
 // The engine's side of a replay: message timing (network latency, per-pair FIFO order, the nodes' NICs under
 // loggp) and statistics. What the schedule's messages read and write lives in arrays indexed by
 // communicator rank, filled once from the members' records and written back once at the end (commit): a
@@ -215,9 +228,10 @@ class EngineNet final : public coll::ReplayNet {
   // changed: the members take the point-to-point path).
   bool finish() {
     bool ok = ordered_;
+    if (ok && nic_) e_.replay_drain();
     if (ok && nic_ && e_.replay_ejection_timed())
       for (size_t i = 0; i < ws_.size() && ok; ++i)
-        if (const Message* m = e_.replay_first_untimed(*ws_[i]->rank))
+        if (const Message* m = first_untimed(*ws_[i]->rank))
           ok = nics_[static_cast<size_t>(nic_of_[i])].before(m->t_arrive, m->src, m->seq);
     for (size_t i = 0; i < ws_.size(); ++i) {
       Rank& r = *ws_[i]->rank;
