@@ -150,32 +150,32 @@ class EngineNet final : public coll::ReplayNet {
     ops_.resize(n);
     recent_.resize(n);
     sent_.assign(n, Sent{});
-    for (size_t i = 0; i < n; ++i) {
-      world_[i] = ws[i]->rank->world;
-      ops_[i] = ws[i]->op;
-      recent_[i] = std::move(ws[i]->rank->recent);  // back in finish(); nothing else sends meanwhile
+    if (nic_) {
+      saved_.resize(n);
+      nic_of_.resize(n);
+      seq0_.resize(n);
+      nics_.assign(e.replay_nic_count(), Nic{});
+      for (size_t k = 0; k < nics_.size(); ++k) {
+        nics_[k].inject_free = e.replay_inject_free(static_cast<int32_t>(k));
+        nics_[k].eject_free = e.replay_eject_free(static_cast<int32_t>(k));
+      }
     }
-    if (!nic_) return;
-    saved_.resize(n);  // what finish() gives back if the replay is not used
-    nic_of_.resize(n);
-    seq0_.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      saved_[i].clear();
+    for (size_t i = 0; i < n; ++i) {  // one pass over the members' records and waiters
+      const Waiter& w = *ws[i];
+      Rank& r = *w.rank;
+      world_[i] = r.world;
+      ops_[i] = w.op;
+      recent_[i] = std::move(r.recent);  // back in finish(); nothing else sends meanwhile
+      if (!nic_) continue;
+      saved_[i].clear();  // what finish() gives back if the replay is not used
       for (size_t k = 0; k < recent_[i].size(); ++k) saved_[i].push_back(recent_[i][k]);
-      nic_of_[i] = e.replay_nic_of(*ws[i]->rank);
-      seq0_[i] = ws[i]->rank->send_seq;
-    }
-    nics_.assign(e.replay_nic_count(), Nic{});
-    for (size_t k = 0; k < nics_.size(); ++k) {
-      nics_[k].inject_free = e.replay_inject_free(static_cast<int32_t>(k));
-      nics_[k].eject_free = e.replay_eject_free(static_cast<int32_t>(k));
-    }
-    // A member has timed arrivals up to its entry at most (it processes them up to its clock), and none after
-    // its ejection link is next free (an arrival is timed to end no earlier than it comes): the replay's must
-    // come after those.
-    for (size_t i = 0; i < n; ++i) {
+      nic_of_[i] = e.replay_nic_of(r);
+      seq0_[i] = r.send_seq;
+      // The member has timed arrivals up to its entry at most (it processes them up to its clock), and none
+      // after its ejection link is next free (an arrival is timed to end no earlier than it comes): the
+      // replay's must come after those.
       Nic& nic = nics_[static_cast<size_t>(nic_of_[i])];
-      nic.after(min(ws[i]->entry, nic.eject_free));
+      nic.after(min(w.entry, nic.eject_free));
     }
   }
   coll::ReplayMsg send(int i, int j, SimTime at, uint64_t bytes) override {
