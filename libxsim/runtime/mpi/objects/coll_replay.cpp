@@ -140,9 +140,10 @@ const Message* first_untimed(const Rank& r) {
 // times (safe: while a member waits, nothing else times its node's NIC).
 class EngineNet final : public coll::ReplayNet {
  public:
-  EngineNet(Engine& e, const std::vector<Waiter*>& ws, bool user_op)
+  // `data`: the schedule sends messages with data (a barrier's never meet the NICs).
+  EngineNet(Engine& e, const std::vector<Waiter*>& ws, bool data, bool user_op)
       : e_(e), ws_(ws), user_op_(user_op), os_(e.send_overhead()), or_(e.recv_overhead()),
-        nic_(e.replay_nic_timed()) {
+        nic_(data && e.replay_nic_timed()) {
     // The arrays are kept from one replay to the next (a million ranks' worth is tens of MiB: touching fresh
     // pages each time cost more than the replay's own work).
     const size_t n = ws.size();
@@ -204,6 +205,7 @@ class EngineNet final : public coll::ReplayNet {
     if (nic_ && m.bytes && e_.replay_ejection_timed() && e_.replay_inter_node(src, world_[static_cast<size_t>(i)])) {
       Nic& n = nics_[static_cast<size_t>(nic_of_[static_cast<size_t>(i)])];  // Engine::time_ejection
       if (!n.before(m.arrive, src, m.seq)) ordered_ = false;
+      n.timed = true;
       n.last_arrive = m.arrive;
       n.last_src = src;
       n.last_seq = m.seq;
@@ -231,8 +233,8 @@ class EngineNet final : public coll::ReplayNet {
     if (ok && nic_) e_.replay_drain();
     if (ok && nic_ && e_.replay_ejection_timed())
       for (size_t i = 0; i < ws_.size() && ok; ++i)
-        if (const Message* m = first_untimed(*ws_[i]->rank))
-          ok = nics_[static_cast<size_t>(nic_of_[i])].before(m->t_arrive, m->src, m->seq);
+        if (const Nic& n = nics_[static_cast<size_t>(nic_of_[i])]; n.timed)
+          if (const Message* m = first_untimed(*ws_[i]->rank)) ok = n.before(m->t_arrive, m->src, m->seq);
     for (size_t i = 0; i < ws_.size(); ++i) {
       Rank& r = *ws_[i]->rank;
       r.recent = std::move(ok ? recent_[i] : saved_[i]);
@@ -256,6 +258,7 @@ class EngineNet final : public coll::ReplayNet {
     SimTime last_arrive = SimTime::from_ps(-1);
     int32_t last_src = -1;
     uint64_t last_seq = 0;
+    bool timed = false;  // the replay timed an arrival here
     void after(SimTime t) {  // every arrival timed from now on comes after `t`, all senders
       last_arrive = t;
       last_src = INT32_MAX;
@@ -321,7 +324,7 @@ bool replay(std::vector<Waiter*>& ws) {
   for (size_t i = 0; i < ws.size(); ++i) t[i] = ws[i]->entry;
   const Waiter& w0 = *ws[0];
   if (w0.kind == Kind::Barrier) {
-    EngineNet net(e, ws, false);
+    EngineNet net(e, ws, false, false);
     coll::replay_barrier(net, t);
     if (!net.finish()) return false;
   } else {
@@ -338,7 +341,7 @@ bool replay(std::vector<Waiter*>& ws) {
       acc[i] = dense ? data.data() + i * size : static_cast<char*>(ws[i]->rbuf);
       if (dense) std::memcpy(acc[i], ws[i]->rbuf, size);
     }
-    EngineNet net(e, ws, user_op);
+    EngineNet net(e, ws, true, user_op);
     coll::replay_allreduce(net, t, acc.data(), w0.count, w0.type, w0.commutative, w0.algo);
     if (user_op) e.enter_globals(e.current());
     if (!net.finish()) return false;
