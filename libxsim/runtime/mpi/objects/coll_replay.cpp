@@ -43,6 +43,13 @@ struct Waiter {
   SimTime exit;
 };
 
+// Loops over a million members touch each one's waiter (on its stack) and record: start loading member
+// i + 8's waiter and member i + 4's record now (a miss or two per member otherwise).
+inline void prefetch_member(const std::vector<Waiter*>& ws, size_t i) {
+  if (i + 8 < ws.size()) __builtin_prefetch(ws[i + 8]);
+  if (i + 4 < ws.size()) __builtin_prefetch(ws[i + 4]->rank);
+}
+
 // Arguments that decide the schedule must be equal on every member.
 bool same_schedule(const Waiter& a, const Waiter& b) {
   if (a.kind != b.kind) return false;
@@ -162,6 +169,7 @@ class EngineNet final : public coll::ReplayNet {
       }
     }
     for (size_t i = 0; i < n; ++i) {  // one pass over the members' records and waiters
+      prefetch_member(ws, i);
       const Waiter& w = *ws[i];
       Rank& r = *w.rank;
       world_[i] = r.world;
@@ -236,6 +244,7 @@ class EngineNet final : public coll::ReplayNet {
         if (const Nic& n = nics_[static_cast<size_t>(nic_of_[i])]; n.timed)
           if (const Message* m = first_untimed(*ws_[i]->rank)) ok = n.before(m->t_arrive, m->src, m->seq);
     for (size_t i = 0; i < ws_.size(); ++i) {
+      prefetch_member(ws_, i);
       Rank& r = *ws_[i]->rank;
       r.recent = std::move(ok ? recent_[i] : saved_[i]);
       if (ok) e_.count_replayed_sends(r, sent_[i].messages, sent_[i].bytes);
@@ -320,35 +329,35 @@ bool eligible(Comm& c) {
 // the message path's NIC order (EngineNet::finish); nothing changed but the members' receive buffers.
 bool replay(std::vector<Waiter*>& ws) {
   Engine& e = *g_engine;
-  std::vector<SimTime> t(ws.size());
-  for (size_t i = 0; i < ws.size(); ++i) t[i] = ws[i]->entry;
+  const size_t n = ws.size();
   const Waiter& w0 = *ws[0];
-  if (w0.kind == Kind::Barrier) {
-    EngineNet net(e, ws, false, false);
-    coll::replay_barrier(net, t);
-    if (!net.finish()) return false;
-  } else {
-    const bool user_op = !is_predefined_op(w0.op);
-    // Small contiguous vectors are reduced in one dense array (the receive buffers lie on the members'
-    // stacks, a page or more apart: every step would miss the TLB on each), copied back if the replay is used.
-    const uint64_t size = native::type_size(w0.type) * static_cast<uint64_t>(w0.count);
-    const bool dense = native::type_is_contiguous(w0.type) &&
-                       native::type_extent(w0.type).extent == static_cast<MPI_Aint>(native::type_size(w0.type)) &&
-                       size * ws.size() <= (uint64_t{64} << 20);
-    std::vector<char> data(dense ? size * ws.size() : 0);
-    std::vector<char*> acc(ws.size());
-    for (size_t i = 0; i < ws.size(); ++i) {
-      acc[i] = dense ? data.data() + i * size : static_cast<char*>(ws[i]->rbuf);
-      if (dense) std::memcpy(acc[i], ws[i]->rbuf, size);
-    }
-    EngineNet net(e, ws, true, user_op);
-    coll::replay_allreduce(net, t, acc.data(), w0.count, w0.type, w0.commutative, w0.algo);
-    if (user_op) e.enter_globals(e.current());
-    if (!net.finish()) return false;
-    if (dense)
-      for (size_t i = 0; i < ws.size(); ++i) std::memcpy(ws[i]->rbuf, acc[i], size);
+  const bool reduces = w0.kind == Kind::Allreduce, user_op = reduces && !is_predefined_op(w0.op);
+  // Small contiguous vectors are reduced in one dense array (the receive buffers lie on the members'
+  // stacks, a page or more apart: every step would miss the TLB on each), copied back if the replay is used.
+  const uint64_t size = reduces ? native::type_size(w0.type) * static_cast<uint64_t>(w0.count) : 0;
+  const bool dense = reduces && native::type_is_contiguous(w0.type) &&
+                     native::type_extent(w0.type).extent == static_cast<MPI_Aint>(native::type_size(w0.type)) &&
+                     size * n <= (uint64_t{64} << 20);
+  std::vector<char> data(dense ? size * n : 0);
+  std::vector<char*> acc(reduces ? n : 0);
+  std::vector<SimTime> t(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 8 < n) __builtin_prefetch(ws[i + 8]);
+    t[i] = ws[i]->entry;
+    if (!reduces) continue;
+    acc[i] = dense ? data.data() + i * size : static_cast<char*>(ws[i]->rbuf);
+    if (dense) std::memcpy(acc[i], ws[i]->rbuf, size);
   }
-  for (size_t i = 0; i < ws.size(); ++i) ws[i]->exit = t[i];
+  EngineNet net(e, ws, reduces, user_op);
+  if (reduces) coll::replay_allreduce(net, t, acc.data(), w0.count, w0.type, w0.commutative, w0.algo);
+  else coll::replay_barrier(net, t);
+  if (user_op) e.enter_globals(e.current());
+  if (!net.finish()) return false;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 8 < n) __builtin_prefetch(ws[i + 8]);
+    ws[i]->exit = t[i];
+    if (dense) std::memcpy(ws[i]->rbuf, acc[i], size);
+  }
   return true;
 }
 
@@ -434,7 +443,9 @@ bool arrive(Comm& c, const char* call, int tag, Waiter& w) {
     release_to_fallback(ws, &w);
     return false;
   }
-  for (Waiter* o : ws) {
+  for (size_t i = 0; i < ws.size(); ++i) {
+    prefetch_member(ws, i);
+    Waiter* o = ws[i];
     if (o == &w) continue;
     o->released = true;
     e.wake(o->rank->world, o->exit);
