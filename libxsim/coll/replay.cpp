@@ -1,7 +1,8 @@
 // Array replay of collective algorithms (see replay.hpp). Each function mirrors one algorithm of
-// collectives.cpp step by step; a comment names the function it mirrors. Within a step every rank sends at
-// its clock before the step's receives complete (the algorithms' sendrecv: irecv, isend, waitall), so
-// the step's arrivals are computed first for all ranks, then the clocks move to max(clock, arrival).
+// collectives.cpp step by step; a comment names the function it mirrors. Within a step every rank posts its
+// receive at its clock, then sends (after the send overhead) before the step's receives complete (the
+// algorithms' sendrecv: irecv, isend, waitall), so the step's messages are sent first for all ranks, then
+// the clocks move to max(clock + send overhead, the receive's completion).
 #include "coll/replay.hpp"
 
 #include <cstring>
@@ -22,7 +23,9 @@ inline uint64_t contiguous_size(MPI_Datatype type) {
 // One message moving `count` elements: what pack on the sender and unpack on the receiver do.
 inline void move(const char* from, char* to, int count, MPI_Datatype type, uint64_t csize) {
   if (count <= 0) return;
-  if (csize) std::memcpy(to, from, csize * static_cast<uint64_t>(count));
+  const uint64_t n = csize * static_cast<uint64_t>(count);
+  if (n == 8) std::memcpy(to, from, 8);  // one double or 64-bit integer, the usual case: no call
+  else if (csize) std::memcpy(to, from, n);
   else native::copy(from, count, type, to, count, type);
 }
 
@@ -32,9 +35,12 @@ void fold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, 
           char* tmp) {
   const uint64_t cs = contiguous_size(type);
   const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
+  const SimTime os = net.send_overhead();
   for (int i = 0; i < rem; ++i) {
     const int even = 2 * i, odd = even + 1;
-    t[odd] = max(t[odd], net.send(even, odd, t[even], bytes));
+    t[even] += os;
+    const ReplayMsg m = net.send(even, odd, t[even], bytes);
+    t[odd] = max(t[odd], net.receive(odd, even, t[odd], m));
     move(acc[even], tmp, count, type, cs);
     t[odd] += net.reduce(odd, tmp, acc[odd], count, type);
   }
@@ -45,10 +51,30 @@ void fold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, 
 void unfold(ReplayNet& net, std::vector<SimTime>& t, char* const* acc, int count, MPI_Datatype type, int rem) {
   const uint64_t cs = contiguous_size(type);
   const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
+  const SimTime os = net.send_overhead();
   for (int i = 0; i < rem; ++i) {
     const int even = 2 * i, odd = even + 1;
-    t[even] = max(t[even], net.send(odd, even, t[odd], bytes));
+    t[odd] += os;
+    const ReplayMsg m = net.send(odd, even, t[odd], bytes);
+    t[even] = max(t[even], net.receive(even, odd, t[even], m));
     move(acc[odd], acc[even], count, type, cs);
+  }
+}
+
+// One exchange step among the pof2 survivors (the algorithms' sendrecv with peer nr ^ mask): every survivor
+// posts its receive at its clock and sends `bytes(nr)`, then its clock moves to the later of its send's end
+// and its receive's completion.
+template <class Bytes>
+void exchange(ReplayNet& net, std::vector<SimTime>& t, std::vector<ReplayMsg>& msg, int pof2, int rem, int mask,
+              Bytes bytes) {
+  const SimTime os = net.send_overhead();
+  for (int nr = 0; nr < pof2; ++nr) {
+    const int r = real_rank(nr, rem);
+    msg[nr] = net.send(r, real_rank(nr ^ mask, rem), t[r] + os, bytes(nr));
+  }
+  for (int nr = 0; nr < pof2; ++nr) {
+    const int r = real_rank(nr, rem);
+    t[r] = max(t[r] + os, net.receive(r, real_rank(nr ^ mask, rem), t[r], msg[nr ^ mask]));
   }
 }
 
@@ -60,16 +86,9 @@ void allreduce_doubling(ReplayNet& net, std::vector<SimTime>& t, char* const* ac
   const uint64_t bytes = native::type_size(type) * static_cast<uint64_t>(count);
   native::TypedBuffer ta(count, type), tb(count, type);
   fold(net, t, acc, count, type, rem, ta.get());
-  std::vector<SimTime> arr(static_cast<size_t>(pof2));
+  std::vector<ReplayMsg> msg(static_cast<size_t>(pof2));
   for (int mask = 1; mask < pof2; mask <<= 1) {
-    for (int nr = 0; nr < pof2; ++nr) {
-      const int r = real_rank(nr, rem);
-      arr[nr] = net.send(r, real_rank(nr ^ mask, rem), t[r], bytes);
-    }
-    for (int nr = 0; nr < pof2; ++nr) {
-      const int r = real_rank(nr, rem);
-      t[r] = max(t[r], arr[nr ^ mask]);
-    }
+    exchange(net, t, msg, pof2, rem, mask, [bytes](int) { return bytes; });
     for (int nr = 0; nr < pof2; ++nr) {
       if ((nr & mask) != 0) continue;  // each pair once, from its lower member
       const int r = real_rank(nr, rem), pr = real_rank(nr | mask, rem);  // r < pr
@@ -104,7 +123,8 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
   // kept[k][nr]: the block range survivor nr keeps after the halving step with mask 1 << k.
   std::vector<std::vector<std::pair<int, int>>> kept;
   std::vector<std::pair<int, int>> range(static_cast<size_t>(pof2), {0, pof2}), keep(range.size());
-  std::vector<SimTime> arr(range.size());
+  std::vector<ReplayMsg> msg(range.size());
+  std::vector<uint64_t> sent(range.size());
   for (int mask = 1; mask < pof2; mask <<= 1) {
     for (int nr = 0; nr < pof2; ++nr) {
       const auto [lo, hi] = range[nr];
@@ -112,13 +132,9 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
       std::pair<int, int> k{lo, mid}, s{mid, hi};
       if (nr > (nr ^ mask)) std::swap(k, s);
       keep[nr] = k;
-      arr[nr] = net.send(real_rank(nr, rem), real_rank(nr ^ mask, rem), t[real_rank(nr, rem)],
-                         size * static_cast<uint64_t>(elems(s)));
+      sent[nr] = size * static_cast<uint64_t>(elems(s));
     }
-    for (int nr = 0; nr < pof2; ++nr) {
-      const int r = real_rank(nr, rem);
-      t[r] = max(t[r], arr[nr ^ mask]);
-    }
+    exchange(net, t, msg, pof2, rem, mask, [&sent](int nr) { return sent[nr]; });
     // Each rank reduces its kept half with the peer's copy of it, which the peer sends and does not change.
     for (int nr = 0; nr < pof2; ++nr) {
       const int r = real_rank(nr, rem), pr = real_rank(nr ^ mask, rem);
@@ -131,14 +147,8 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
   }
   for (int k = static_cast<int>(kept.size()) - 1; k >= 0; --k) {
     const int mask = 1 << k;
-    for (int nr = 0; nr < pof2; ++nr) {
-      const int r = real_rank(nr, rem);
-      arr[nr] = net.send(r, real_rank(nr ^ mask, rem), t[r], size * static_cast<uint64_t>(elems(kept[k][nr])));
-    }
-    for (int nr = 0; nr < pof2; ++nr) {
-      const int r = real_rank(nr, rem);
-      t[r] = max(t[r], arr[nr ^ mask]);
-    }
+    exchange(net, t, msg, pof2, rem, mask,
+             [&](int nr) { return size * static_cast<uint64_t>(elems(kept[static_cast<size_t>(k)][nr])); });
     // Each rank receives the sibling half (the peer's own, which the peer does not change in this step).
     for (int nr = 0; nr < pof2; ++nr) {
       const auto mine = kept[k][nr];
@@ -157,13 +167,16 @@ void allreduce_rabenseifner(ReplayNet& net, std::vector<SimTime>& t, char* const
 // Mirrors coll::barrier (dissemination: at step k rank r sends to r + 2^k and receives from r - 2^k).
 void replay_barrier(ReplayNet& net, std::vector<SimTime>& t) {
   const int p = static_cast<int>(t.size());
-  std::vector<SimTime> arr(t.size());
+  std::vector<ReplayMsg> msg(t.size());
   // Each step is coll::Transport::sendrecv: the receive is posted at t, the send leaves after the send
   // overhead, and the step ends when both are done (the receive's completion: receive()).
   const SimTime os = net.send_overhead();
   for (int mask = 1; mask < p; mask <<= 1) {
-    for (int r = 0; r < p; ++r) arr[r] = net.send(r, (r + mask) % p, t[r] + os, 0);
-    for (int r = 0; r < p; ++r) t[r] = max(t[r] + os, net.receive(r, max(t[r], arr[(r - mask + p) % p])));
+    for (int r = 0; r < p; ++r) msg[r] = net.send(r, (r + mask) % p, t[r] + os, 0);
+    for (int r = 0; r < p; ++r) {
+      const int from = (r - mask + p) % p;
+      t[r] = max(t[r] + os, net.receive(r, from, t[r], msg[from]));
+    }
   }
 }
 

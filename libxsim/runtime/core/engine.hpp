@@ -447,12 +447,38 @@ class Engine {
   // The loggp terms the replay needs (its barrier models the overheads; docs/collectives.md).
   SimTime send_overhead() const { return os_; }
   SimTime recv_overhead() const { return or_; }
-  // Whether the replay's timing (network latency and FIFO order, no overheads) is the message path's for
-  // messages of up to `bytes` with data: the analytic model, or loggp with no overheads, no NIC state
-  // (contention, gap) and eager messages. Zero-byte messages never touch the NIC.
-  bool replay_times_exact(uint64_t bytes) const {
-    return !loggp_ || bytes == 0 || (!nic_ && os_ == SimTime::zero() && or_ == SimTime::zero() && bytes <= eager_);
+  // Whether the replay's timing is the message path's for messages of up to `bytes` with data: always
+  // under the analytic model; under loggp for eager messages without link contention (the overheads, the
+  // gap and endpoint contention are the replay's: replay_nic_*; zero-byte messages never touch the NIC).
+  bool replay_times_exact(uint64_t bytes) const { return !loggp_ || bytes == 0 || (bytes <= eager_ && !links_); }
+  // Whether messages with data between nodes use the nodes' NICs (loggp with endpoint contention or a gap):
+  // the replay then times them through the NICs in the message path's order (nodes of one core: injection
+  // in the rank's program order, ejection in arrival order) and checks that order as it goes
+  // (coll_replay.cpp, EngineNet).
+  bool replay_nic_timed() const { return nic_; }
+  // With NICs timed, whether a replay could meet another user of a member's NIC: on nodes of several cores,
+  // a node-mate (still in the previous collective, say) times the node's sends and arrivals while the member
+  // waits, so the member could not restart at its entry time on the point-to-point path if the replay's
+  // check failed; and on a communicator smaller than the world, a non-member could send to a member's node
+  // (ejection).
+  bool replay_nic_shared(int64_t comm_size) const {
+    return nic_ && (cores_per_node_ > 1 || (contention_ && comm_size < nranks_));
   }
+  // The NIC of local rank `r`'s node (an index into this process's replay_nic_count() NICs), when its links
+  // are next free (the replay reads and writes them), whether time_ejection applies, inter_node; the wire
+  // latency of `bytes` from world rank `src` to `dst` on another node with its transfer time in `*xfer`, and
+  // how long that keeps the sender's NIC busy (Engine::send's NIC branch).
+  int32_t replay_nic_of(const Rank& r) const { return nic_of_local_[static_cast<size_t>(r.index)]; }
+  size_t replay_nic_count() const { return nics_.size(); }
+  SimTime& replay_inject_free(int32_t nic) { return nics_[static_cast<size_t>(nic)].inject_free; }
+  SimTime& replay_eject_free(int32_t nic) { return nics_[static_cast<size_t>(nic)].eject_free; }
+  bool replay_ejection_timed() const { return contention_; }
+  bool replay_inter_node(int64_t a, int64_t b) const { return inter_node(a, b); }
+  SimTime replay_wire_latency(int64_t src, int64_t dst, uint64_t bytes, SimTime* xfer) const {
+    return route_latency(net_->route(core_of(src), core_of(dst)), bytes, xfer);
+  }
+  SimTime replay_nic_busy_for(SimTime xfer) const { return max(gap_, contention_ ? xfer : SimTime::zero()); }
+  void replay_drain() { drain_pending(); }  // delivers the deferred messages (the replay reads the arrivals)
   // The replay's members wait (blocked) for the last one, while the scheduler goes on: a clear-to-send
   // applied meanwhile would use a member's node NIC out of its virtual-time order (Engine::send orders NIC
   // use by time). So no replay when a member's node has a rendezvous send waiting for its clear-to-send
@@ -462,6 +488,14 @@ class Engine {
     return nic_ && nics_[static_cast<size_t>(nic_of_local_[static_cast<size_t>(r.index)])].awaiting_cts > 0;
   }
   bool replay_nic_open(int64_t comm_size) const { return nic_ && cores_per_node_ > 1 && comm_size < nranks_; }
+  // A replay whose members' arrivals are timed (ejection) holds virtual time while its members wait: no rank
+  // may time an arrival at or after the earliest member's entry plus the minimum latency before the replay
+  // is done or abandoned (coll_replay.cpp), so a poll may no longer look ahead of the run queue's top by up
+  // to the minimum latency (poll_decided) while one is held. `on`: one more held, else one fewer.
+  void replay_hold(bool on) {
+    replay_holds_ += on ? 1 : -1;
+    poll_lookahead_ = !faulty_ && replay_holds_ == 0;
+  }
   // Counts `messages` replayed data messages of `bytes` in all sent by local rank `r` (statistics, report,
   // send order).
   void count_replayed_sends(Rank& r, uint64_t messages, uint64_t bytes) {
@@ -770,7 +804,9 @@ class Engine {
   SimTime window_end_ = SimTime::infinity();
   SimTime lookahead_ = SimTime::infinity();
   SimTime min_latency_;                     // the network's smallest latency (asked once: every send uses it)
-  bool poll_lookahead_ = false;             // poll_decided() may answer without a yield (no injected failures)
+  bool poll_lookahead_ = false;             // poll_decided() may answer without a yield (no injected failures,
+                                            // no replay held: replay_hold)
+  int replay_holds_ = 0;
   bool poll_skip_ = false;                  // -xsim-poll-skip (and no injected failures)
   std::vector<PollStreak> streaks_;          // per local rank, with -xsim-poll-skip only
   uint64_t polls_skipped_ = 0;              // polls -xsim-poll-skip answered by waiting (for the report)

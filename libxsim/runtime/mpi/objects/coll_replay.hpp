@@ -3,7 +3,7 @@
 // exchanging virtual messages. Each rank that enters waits (blocked, as in the point-to-point algorithm)
 // until the last one has entered; that one replays the algorithm's message schedule on arrays
 // (coll/replay.hpp) with the engine's timing of every message (network latency, per-pair FIFO order,
-// statistics), moves the data, and resumes every rank at its exit time. Virtual times, results, message
+// loggp's overheads and nodes' NICs, statistics), moves the data, and resumes every rank at its exit time. Virtual times, results, message
 // counts and per-rank statistics are those of the point-to-point run.
 // Both collectives are "fully dependent": every rank's exit follows, through messages, every rank's entry,
 // so no rank could have acted before the last one enters and waiting loses nothing (this is why Reduce,
@@ -13,7 +13,10 @@
 // processes; and, for every member at once, when a member has nonblocking collectives in progress (their
 // progress happens at the steps of the blocking one) or the members' arguments differ (count, datatype,
 // kind of operation): the ranks already waiting then restart at their entry time on the point-to-point
-// path, which sends only on the collective's own context, so nothing else has seen them wait.
+// path, which sends only on the collective's own context, so nothing else has seen them wait. Under loggp
+// with a NIC the allreduce's replay checks that it timed each node's arrivals in the message path's order
+// and falls back the same way, after the fact, when it did not; with endpoint contention its rendezvous is
+// held so that such a fallback stays exact (coll_replay.cpp, arrive).
 // Layer: libxsim/runtime/mpi/objects (xsim_mpi); runs on the calling rank's fiber.
 #pragma once
 #include <mpi.h>
