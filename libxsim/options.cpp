@@ -280,10 +280,8 @@ constexpr OptionDef kOptions[] = {
      {to_node_speed, [](const Options& o) { return o.node_speed.text; }, kString,
       "a string such as \"normal:0.02\" or \"file:speeds.txt\""}},
     {"node-drift", "XSIM_NODE_DRIFT", "noise", "node_drift", "SIGMA:INTERVAL",
-     "each simulated node's speed drifting over time: a new time factor 1 + SIGMA x Z (seeded) every INTERVAL "
-     "(docs/noise.md)",
-     {to_node_drift, [](const Options& o) { return o.node_drift.text; }, kString,
-      "a string such as \"0.02:10ms\""}},
+     "a node's speed drifting over time: a new time factor 1 + SIGMA x Z (seeded) every INTERVAL (docs/noise.md)",
+     {to_node_drift, [](const Options& o) { return o.node_drift.text; }, kString, "a string such as \"0.02:10ms\""}},
     {"virtual-clocks", "XSIM_VIRTUAL_CLOCKS", "simulation", "virtual_clocks", "on|off",
      "the application's gettimeofday and clock_gettime (realtime, monotonic) read virtual time, like MPI_Wtime",
      on_off_value<&Options::virtual_clocks>()},
