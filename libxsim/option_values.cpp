@@ -273,6 +273,13 @@ void to_node_speed(Options& o, std::string_view v, const std::string& where) {
     fail(where, e.what());
   }
 }
+void to_node_drift(Options& o, std::string_view v, const std::string& where) {
+  try {
+    o.node_drift = proc::parse_node_drift(v);
+  } catch (const std::invalid_argument& e) {
+    fail(where, e.what());
+  }
+}
 
 void to_mtbf(Options& o, std::string_view v, const std::string& where) {
   if (v == "none" || v == "0") {

@@ -44,6 +44,7 @@ std::vector<std::pair<int64_t, SimTime>> to_faults(std::string_view v, const std
 std::string faults_text(const Options& o);
 void to_noise(Options& o, std::string_view v, const std::string& where);
 void to_node_speed(Options& o, std::string_view v, const std::string& where);
+void to_node_drift(Options& o, std::string_view v, const std::string& where);
 void to_mtbf(Options& o, std::string_view v, const std::string& where);
 std::string mtbf_text(const Options& o);
 std::string to_output_path(std::string_view v, const std::string& where, const char* what);

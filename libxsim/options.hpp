@@ -12,6 +12,7 @@
 #include "kernel_symbols.hpp"
 #include "network_spec.hpp"
 #include "xsim/procmodel/kernel_model.hpp"
+#include "xsim/procmodel/node_drift.hpp"
 #include "xsim/procmodel/node_speed.hpp"
 #include "xsim/procmodel/noise_model.hpp"
 #include "xsim/simtime.hpp"
@@ -109,6 +110,9 @@ struct Options {
   // -xsim-node-speed / [noise] node_speed: a time factor per simulated node (normal:SIGMA or file:PATH;
   // docs/noise.md). Default: none (every node 1)
   proc::NodeSpeedSpec node_speed;
+  // -xsim-node-drift / [noise] node_drift: each node's speed varying over time, a new factor every
+  // interval (SIGMA:INTERVAL; docs/noise.md, node drift). Default: none
+  proc::NodeDriftSpec node_drift;
   // -xsim-virtual-clocks / [simulation] virtual_clocks: a rank's application code reads its virtual time
   // from gettimeofday and clock_gettime (realtime and monotonic clocks), as from MPI_Wtime. Default: on
   bool virtual_clocks = true;

@@ -106,6 +106,20 @@ void message(std::string& o, const TraceEvent& e, int64_t rank, int64_t node,
   o += "}}";
 }
 
+void detour_slice(std::string& o, int64_t rank, int64_t node, int64_t from, int64_t to) {
+  o += ",\n{\"name\": \"";
+  o += kDetourRegion;
+  o += "\", \"cat\": \"noise\", \"ph\": \"X\", \"pid\": ";
+  put(o, node);
+  o += ", \"tid\": ";
+  put(o, rank);
+  o += ", \"ts\": ";
+  put_micros(o, from);
+  o += ", \"dur\": ";
+  put_micros(o, to - from);
+  o += ", \"args\": {}}";
+}
+
 }  // namespace
 
 void chrome_rank_events(std::string& out, int64_t rank, int64_t node, const std::vector<TraceEvent>& events,
@@ -128,6 +142,11 @@ void chrome_rank_events(std::string& out, int64_t rank, int64_t node, const std:
         if (!in_call) break;
         static const std::string unknown = "MPI_?";
         const std::string& name = e.value < regions.size() ? regions[e.value] : unknown;
+        if (name == kDetourRegion) {  // a noise detour, outside any call: no communicator, no messages
+          detour_slice(out, rank, node, enter->time, e.time);
+          in_call = false;
+          break;
+        }
         const bool coll = collective_op(name) >= 0;
         out += ",\n{\"name\": \"";
         out += name;  // MPI function names need no escaping

@@ -2,7 +2,8 @@
 // Layout: one "process" per simulated node (pid = node), one "thread" per virtual rank (tid = rank); each
 // outermost MPI call is a complete event ("X", name = the MPI function, args: communicator, messages and
 // bytes sent and received inside the call); each message is a flow from the sender's call ("s") to the
-// receiver's call ("f"), id = sender rank and send sequence. Timestamps are virtual microseconds with
+// receiver's call ("f"), id = sender rank and send sequence; a noise detour between two calls (region
+// kDetourRegion) is a complete event of category "noise". Timestamps are virtual microseconds with
 // picosecond digits. The file is: chrome_head(), then any number of event texts (each starts with a comma),
 // then chrome_tail(). Layer: libxsim/observe (pure text formatting).
 #pragma once

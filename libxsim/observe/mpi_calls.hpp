@@ -8,6 +8,9 @@
 
 namespace xsim::obs {
 
+// The trace region of a noise detour (docs/noise.md): the node's cores were away from the application.
+inline constexpr std::string_view kDetourRegion = "xsim: detour (noise)";
+
 // Blocking collectives, numbered as OTF2_CollectiveOp; -1 for anything else.
 inline int collective_op(std::string_view f) {
   static constexpr std::string_view kOps[] = {

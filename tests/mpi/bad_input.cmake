@@ -269,7 +269,7 @@ file(WRITE ${BAD_TOML_DIR}/symbols_too_short.toml "[kernels]\npeak = \"1GF\"\nba
 bad_input(symbols_too_short 1 2 "the function sym_tiny in [^ ]*symbol_models is [0-9]+ bytes long, shorter than the 12-byte jump"
   ${PRELOAD} $<TARGET_FILE:symbol_models> -xsim-kernels model -xsim-config ${BAD_TOML_DIR}/symbols_too_short.toml)
 
-# -xsim-noise and -xsim-node-speed (docs/noise.md)
+# -xsim-noise, -xsim-node-speed and -xsim-node-drift (docs/noise.md)
 bad_input(noise_negative_duration 1 2 "-xsim-noise: the duration: .*must not be negative.*periodic:PERIOD:DURATION" ${BAD_OK} -xsim-noise periodic:1ms:-5us)
 bad_input(noise_bad_rate 1 2 "-xsim-noise: the rate: \"fast\" is not a rate. give a number with unit Hz" ${BAD_OK} -xsim-noise poisson:fast:20us)
 bad_input(noise_unknown 1 2 "-xsim-noise: unknown noise \"jitter\"" ${BAD_OK} -xsim-noise jitter)
@@ -278,6 +278,8 @@ bad_input(noise_trace_missing 1 2 "-xsim-noise: cannot read the noise trace \"/n
 bad_input(noise_trace_malformed 1 2 "-xsim-noise: .*bad_trace.txt:3: " ${BAD_OK} -xsim-noise trace:${CMAKE_CURRENT_SOURCE_DIR}/noise/bad_trace.txt)
 bad_input(node_speed_bad 1 2 "-xsim-node-speed: \"0.9\" is not a standard deviation between 0 and 0.3" ${BAD_OK} -xsim-node-speed normal:0.9)
 bad_input(node_speed_short_file 1 2 "-xsim-node-speed: .*speeds.txt holds 2 node factors, but the run has 4 simulated nodes" ${BAD_OK} -xsim-np 4 -xsim-node-speed file:${CMAKE_CURRENT_SOURCE_DIR}/noise/speeds.txt)
+bad_input(node_drift_bad_sigma 1 2 "-xsim-node-drift: \"0.5\" is not a standard deviation between 0 and 0.3.*SIGMA:INTERVAL" ${BAD_OK} -xsim-node-drift 0.5:10ms)
+bad_input(node_drift_bad_interval 1 2 "-xsim-node-drift: the interval must be positive" ${BAD_OK} -xsim-node-drift 0.02:0ms)
 bad_toml(noise_toml 2 "noise_toml\\.toml:2:[0-9]+: .*poisson takes a rate and a duration" [=[
 [noise]
 detours = "poisson:1kHz"

@@ -38,3 +38,18 @@ xsim_mpi_test(noise_poisson_seed ${CMAKE_CURRENT_SOURCE_DIR}/noise/seed_differs.
 xsim_mpi_test(noise_report ${RUN} expect-stderr 2
   "xsim: noise +periodic: 10 us every 1 ms, from time 0. injected 0.000190000 s in all, per rank min 0.000090000 s  avg 0.000095000 s  max 0.000100000 s"
   -- ${NOISE_PROG} -xsim-np 2 ${NONE} -xsim-noise periodic:1ms:10us)
+# Detours are regions of their own in the Chrome trace and the OTF2 archive, for 1 and 2 native processes.
+foreach(n 1 2)
+  xsim_mpi_test(noise_trace_detours_n${n} ${NOISE_DATA}/trace_detours.sh ${NOISE_PROG}
+    ${CMAKE_CURRENT_BINARY_DIR}/noise_trace_detours_n${n} ${n})
+endforeach()
+# Node speed drift (docs/noise.md, node drift): a drift of zero spread changes nothing (exact, N = 1 and 2);
+# drawn drift with noise and node factors is the same for N = 1, 2, 3; the report names it. The exact walk
+# over windows of given factors is tests/unit/models/test_node_drift.cpp.
+xsim_mpi_test(noise_node_drift_zero ${RUN} expect-lines "1 2" ${NOISE_EXPECT}/noise_none.txt --
+  ${NOISE_PROG} -xsim-np 2 ${NONE} -xsim-node-drift 0:1ms)
+xsim_mpi_test(noise_node_drift_same ${RUN} same "1 2 3" --
+  ${NOISE_PROG} -xsim-np 11 ${NONE} -xsim-node-drift 0.05:300us -xsim-node-speed normal:0.05 -xsim-noise poisson:2kHz:100us)
+xsim_mpi_test(noise_node_drift_report ${RUN} expect-stderr 2
+  "xsim: node drift +0.05:1ms: each node's time factor x \\(1 \\+ 0.05 x Z\\), a new Z every 1 ms"
+  -- ${NOISE_PROG} -xsim-np 2 ${NONE} -xsim-node-drift 0.05:1ms)

@@ -117,7 +117,7 @@ void Engine::setup_variability() {
       speed_[static_cast<size_t>(r.index)] =
           proc::node_speed_factor(opt_.node_speed, opt_.seed, static_cast<uint64_t>(node_of(r.world)));
   }
-  varied_ = noise_ || !speed_.empty();
+  varied_ = noise_ || !speed_.empty() || opt_.node_drift.on();
 }
 
 void Engine::setup_loggp() {

@@ -832,7 +832,8 @@ class Engine {
   bool watched_ = false;                    // observer_ or progress_: the scheduler's one test per resume
   bool direct_switch_ = true;               // switch_out may jump rank to rank (note_direct_switches)
   SimTime poll_cost_;                       // opt_.poll_cost: virtual time of each MPI_Test/MPI_Iprobe-like call
-  // Noise and node speeds (docs/noise.md): off (varied_ false) without -xsim-noise and -xsim-node-speed.
+  // Noise and node speeds (docs/noise.md): off (varied_ false) without -xsim-noise, -xsim-node-speed and
+  // -xsim-node-drift.
   bool varied_ = false;
   std::unique_ptr<proc::NoiseModel> noise_;
   std::vector<double> speed_;               // by local rank: its node's time factor (empty: all 1)

@@ -28,6 +28,9 @@ class Observer {
   // Rank `r` fails (an injected failure, docs/resilience.md) at its clock, inside an MPI call or a wait; it
   // never runs again.
   virtual void failed(Rank& r) = 0;
+  // A noise detour (docs/noise.md) held up the computation `r` was charged, from `from` to `to` (clipped to
+  // the computation); called once per detour, in order, before the clock moves past it.
+  virtual void detour(Rank& r, SimTime from, SimTime to) = 0;
 };
 
 }  // namespace xsim

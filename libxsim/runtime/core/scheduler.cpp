@@ -320,17 +320,23 @@ void Engine::charge_host_time(Rank& r) {
   clock_moved();
 }
 
-// docs/noise.md: the node's time factor first, then the node's detours stretch the result. A zero charge
-// moves nothing (a rank that only calls MPI is not delayed by noise).
+// docs/noise.md: the node's time factor first, then its drift over the windows the computation spans from
+// its start, then the node's detours stretch the result. A zero charge moves nothing (a rank that only
+// calls MPI is not delayed by noise).
 SimTime Engine::charge_varied(Rank& r, SimTime c) {
   if (c <= SimTime::zero()) return SimTime::zero();
   const double f = node_speed(r.index);
   if (f != 1.0) c = proc::NodeModel{1.0, 1.0, proc::NodeHost::number, f}.scale(c);
   const SimTime start = r.clock;
+  const auto node = static_cast<uint64_t>(node_of(r.world));
+  if (opt_.node_drift.on()) [[unlikely]]
+    c = proc::drift_finish(opt_.node_drift, opt_.seed, node, start, c) - start;
   SimTime end = start + c;
   if (noise_) {
-    end = noise_->finish(static_cast<uint64_t>(node_of(r.world)), start, c);
+    end = noise_->finish(node, start, c);
     noise_time_[static_cast<size_t>(r.index)] += end - start - c;
+    if (observer_ && end - start > c) [[unlikely]]  // the trace shows each detour as a region
+      for (const proc::Detour& d : noise_->detours(node, start, end)) observer_->detour(r, d.start, d.end());
   }
   r.clock = end;
   r.stats.compute += end - start;

@@ -126,6 +126,8 @@ std::string size_of_file(const std::string& path) {
 
 // The trace region that marks an injected process failure (docs/resilience.md, docs/observability.md).
 constexpr const char* kFailureRegion = "xsim: process failure (injected)";
+// The region of a noise detour (obs::kDetourRegion, as a C string for the region table).
+constexpr const char* kDetourName = obs::kDetourRegion.data();
 
 class Observation final : public Observer {
  public:
@@ -223,6 +225,15 @@ class Observation final : public Observer {
       trace_->add(static_cast<size_t>(r.index), obs::enter_event(r.clock.ps(), fail_region, obs::kNoContext));
       trace_->add(static_cast<size_t>(r.index), obs::leave_event(r.clock.ps(), fail_region));
     }
+  }
+
+  // A detour between two MPI calls is a region of its own (Enter and Leave). One inside a traced call (a
+  // computation charged from a callback) stays part of the call: calls hold no nested regions.
+  void detour(Rank& r, SimTime from, SimTime to) override {
+    if (!trace_ || per_[static_cast<size_t>(r.index)].call) return;
+    const uint32_t reg = region(kDetourName);
+    trace_->add(static_cast<size_t>(r.index), obs::enter_event(from.ps(), reg, obs::kNoContext));
+    trace_->add(static_cast<size_t>(r.index), obs::leave_event(to.ps(), reg));
   }
 
   // ---- the end ----------------------------------------------------------------------------------------

@@ -257,6 +257,9 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
   if (opt.node_speed.kind != proc::NodeSpeedSpec::Kind::none)
     std::fprintf(f, "xsim: node speeds         %s: time factors from %.6f to %.6f\n", opt.node_speed.text.c_str(),
                  speed_min[0], speed_max[0]);
+  if (opt.node_drift.on())
+    std::fprintf(f, "xsim: node drift          %s: each node's time factor x (1 + %g x Z), a new Z every %s\n",
+                 opt.node_drift.text.c_str(), opt.node_drift.sigma, format_time(opt.node_drift.interval).c_str());
   std::fprintf(f, "xsim: messages            %lld (%s of payload)\n", static_cast<long long>(sums[2]),
                format_size(static_cast<uint64_t>(sums[3])).c_str());
   if (lc)  // docs/network-model.md "Link contention"

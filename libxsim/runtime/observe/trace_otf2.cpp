@@ -21,6 +21,7 @@ OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { 
 const OTF2_FlushCallbacks kFlush = {pre_flush, nullptr};
 
 OTF2_RegionRole role_of(const std::string& name) {
+  if (name == obs::kDetourRegion) return OTF2_REGION_ROLE_ARTIFICIAL;  // a noise detour: no code of the program
   switch (obs::call_role(name)) {
     case obs::CallRole::point_to_point: return OTF2_REGION_ROLE_POINT2POINT;
     case obs::CallRole::barrier: return OTF2_REGION_ROLE_BARRIER;
