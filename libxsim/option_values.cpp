@@ -342,4 +342,28 @@ uint64_t to_trace_buffer(std::string_view v, const std::string& where) {
   return b;
 }
 
+void to_network(Options& o, std::string_view v, const std::string& w) {
+  NetworkSpec n;
+  try {
+    n = parse_network_inline(std::string(v));
+  } catch (const ConfigError& e) {
+    fail(w, e.what());
+  }
+  n.placement = o.network.placement;  // -xsim-mn sets the levels and overheads, not the placement
+  n.placement_file = o.network.placement_file;
+  o.network = std::move(n);
+}
+void to_placement(Options& o, std::string_view v, const std::string& w) {
+  if (v == "block" || v == "roundrobin") {
+    o.network.placement = v;
+    o.network.placement_file.clear();
+  } else if (v.starts_with("file:") && v.size() > 5) {
+    o.network.placement = "file";
+    o.network.placement_file = v.substr(5);
+  } else {
+    fail(w, "unknown placement " + quoted(v) + "; give block, roundrobin or file:PATH" +
+                suggestion(v, {"block", "roundrobin"}));
+  }
+}
+
 }  // namespace xsim::option_values

@@ -21,6 +21,9 @@ constexpr uint64_t kMinFold = 64 * 1024;
 
 int64_t check_np(int64_t np, const std::string& where);
 int64_t to_np(std::string_view v, const std::string& where);
+// -xsim-mn (the network's levels and overheads; keeps the placement) and -xsim-placement.
+void to_network(Options& o, std::string_view v, const std::string& where);
+void to_placement(Options& o, std::string_view v, const std::string& where);
 uint64_t check_stack(uint64_t bytes, const std::string& where);
 uint64_t to_stack(std::string_view v, const std::string& where);
 double check_scale(double f, const std::string& where);

@@ -157,30 +157,6 @@ bool libs_from_toml(Options& o, const TomlReader& r, const toml::node& n, const 
   return true;
 }
 
-// The structured options: the network's levels and overheads, and the placement.
-void set_network(Options& o, std::string_view v, const std::string& w) {
-  NetworkSpec n;
-  try {
-    n = parse_network_inline(std::string(v));
-  } catch (const ConfigError& e) {
-    fail(w, e.what());
-  }
-  n.placement = o.network.placement;  // -xsim-mn sets the levels and overheads, not the placement
-  n.placement_file = o.network.placement_file;
-  o.network = std::move(n);
-}
-void set_placement(Options& o, std::string_view v, const std::string& w) {
-  if (v == "block" || v == "roundrobin") {
-    o.network.placement = v;
-    o.network.placement_file.clear();
-  } else if (v.starts_with("file:") && v.size() > 5) {
-    o.network.placement = "file";
-    o.network.placement_file = v.substr(5);
-  } else {
-    fail(w, "unknown placement " + quoted(v) + "; give block, roundrobin or file:PATH" +
-                suggestion(v, {"block", "roundrobin"}));
-  }
-}
 
 constexpr OptionDef kOptions[] = {
     {"np", "XSIM_NP", "simulation", "np", "M", "number of virtual ranks to simulate",
@@ -188,12 +164,12 @@ constexpr OptionDef kOptions[] = {
       [](const Options& o) { return o.np ? std::to_string(o.np) : std::string(); }, kInteger, "an integer", Value::bare},
      "one virtual rank per native process", "one virtual rank per native process"},
     {"mn", "XSIM_MN", nullptr, nullptr, "SPEC", "network model: a preset name or an inline spec (see below)",
-     {set_network, [](const Options& o) {
+     {to_network, [](const Options& o) {
         return o.network.preset != "custom" ? o.network.preset : format_network_inline(o.network);
       }}},
     {"placement", "XSIM_PLACEMENT", nullptr, nullptr, "block|roundrobin|file:PATH",
      "placement of virtual ranks on cores (file: one core index per line for ranks 0..np-1)",
-     {set_placement, [](const Options& o) {
+     {to_placement, [](const Options& o) {
         return o.network.placement == "file" ? "file:" + o.network.placement_file : o.network.placement;
       }}},
     {"config", "XSIM_CONFIG", nullptr, nullptr, "FILE", "TOML configuration file (schema: -xsim-print-config)",
