@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "api_ext.hpp"
@@ -125,154 +126,161 @@ int64_t pss_bytes() {
 }
 }  // namespace
 
-void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code) {
-  const auto& ranks = e.ranks();
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  // mins: compute, mpi ; maxs: compute, mpi, end time, rss ; sums: compute, mpi, messages, bytes, switches, rss
-  int64_t mins[2] = {kMax, kMax};
-  int64_t maxs[4] = {0, 0, 0, 0};
-  int64_t sums[6] = {0, 0, 0, 0, 0, 0};
-  for (const Rank& r : ranks) {
-    int64_t c = r.stats.compute.ps(), m = r.stats.mpi.ps();
-    mins[0] = std::min(mins[0], c);
-    mins[1] = std::min(mins[1], m);
-    maxs[0] = std::max(maxs[0], c);
-    maxs[1] = std::max(maxs[1], m);
-    maxs[2] = std::max(maxs[2], r.clock.ps());
-    sums[0] += c;
-    sums[1] += m;
-    sums[2] += static_cast<int64_t>(r.stats.messages);
-    sums[3] += static_cast<int64_t>(r.stats.bytes);
+namespace {
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+// The report's figures, first this process's, then (gather_figures) the run's: each struct is reduced across
+// the native processes in one call, so its fields are all int64_t (or all double), in a row.
+struct Mins {
+  int64_t compute = kMax, mpi = kMax, noise = kMax;  // per rank (ps)
+};
+struct Maxs {
+  int64_t compute = 0, mpi = 0, end = 0, rss = 0;  // per rank (ps), the last clock, per process (bytes)
+  int64_t noise = 0, image = 0, stack_touched = 0;  // per rank (ps), privatized image, stack sample
+};
+struct Sums {
+  int64_t compute = 0, mpi = 0, messages = 0, bytes = 0, switches = 0, rss = 0;
+  int64_t noise = 0, polls_skipped = 0;
+  int64_t priv_processes = 0, priv_bytes = 0, priv_ranks = 0;        // privatization on, image bytes, ranks
+  int64_t stack_samples = 0, stack_bytes = 0;                         // StackPool's sample
+  int64_t native_messages = 0, native_bytes = 0;                      // the window exchange
+  int64_t failed = 0, detections = 0;                                 // injected failures
+  int64_t revokes = 0, agreements = 0, shrinks = 0, ulfm_ps = 0;      // ULFM calls, their virtual time
+  int64_t link_delayed = 0, link_delay_ps = 0;                        // system network links
+  int64_t onnode_flows = 0, onnode_delayed = 0, onnode_delay_ps = 0;  // links inside nodes
+  int64_t fold_allocations = 0, fold_peak = 0, fold_messages = 0, fold_pss = 0;  // memory folding
+};
+struct Seconds {
+  double exchange = 0, cpu = 0;  // in the native MPI's window exchange; the run's CPU time outside it
+};
+struct Figures {
+  Mins min;
+  Maxs max;
+  Sums sum;
+  Seconds max_s, sum_s;
+  double speed_min = 1e300, speed_max = 0;  // node time factors
+};
+// The number of 8-byte fields of one of the structs above, reduced as an array from its first field.
+template <class T>
+int fields(const T&) {
+  static_assert(std::is_standard_layout_v<T> && sizeof(T) % 8 == 0, "fields of 8 bytes in a row");
+  return static_cast<int>(sizeof(T) / 8);
+}
+
+// Gathers the run's figures (collective: every native process calls it).
+Figures gather_figures(Engine& e, const Options& opt) {
+  Figures g;
+  for (const Rank& r : e.ranks()) {
+    const int64_t c = r.stats.compute.ps(), m = r.stats.mpi.ps();
+    g.min.compute = std::min(g.min.compute, c), g.min.mpi = std::min(g.min.mpi, m);
+    g.max.compute = std::max(g.max.compute, c), g.max.mpi = std::max(g.max.mpi, m);
+    g.max.end = std::max(g.max.end, r.clock.ps());
+    g.sum.compute += c, g.sum.mpi += m;
+    g.sum.messages += static_cast<int64_t>(r.stats.messages);
+    g.sum.bytes += static_cast<int64_t>(r.stats.bytes);
+    if (!e.varied()) continue;  // no noise, no speed factors: nothing more to gather
+    const int64_t z = e.noise_of(r.index).ps();
+    g.min.noise = std::min(g.min.noise, z), g.max.noise = std::max(g.max.noise, z), g.sum.noise += z;
+    g.speed_min = std::min(g.speed_min, e.node_speed(r.index));
+    g.speed_max = std::max(g.speed_max, e.node_speed(r.index));
   }
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  int64_t rss = static_cast<int64_t>(ru.ru_maxrss) * 1024;
-  maxs[3] = rss;
-  sums[4] = static_cast<int64_t>(e.context_switches());
-  sums[5] = rss;
-  // privatization: processes with it on, bytes the rank images use, ranks with an image; largest image
-  const privatize::Privatizer* priv = e.privatizer();
-  int64_t psums[3] = {priv ? 1 : 0, priv ? static_cast<int64_t>(priv->committed_bytes()) : 0,
-                      priv ? static_cast<int64_t>(priv->ranks_started()) : 0};
-  int64_t pmax[1] = {priv ? static_cast<int64_t>(priv->image_bytes()) : 0};
-  // the window exchange: native messages and bytes sent (sums); seconds inside the native MPI (max, sum);
-  // the run's CPU time outside the exchange (max, sum)
-  int64_t xsums[2] = {0, 0};
-  double xmax[2] = {0, 0}, xsum[2] = {0, 0};
-  xmax[1] = xsum[1] = e.run_cpu_seconds();
+  g.max.rss = g.sum.rss = static_cast<int64_t>(ru.ru_maxrss) * 1024;
+  g.sum.switches = static_cast<int64_t>(e.context_switches());
+  g.sum.polls_skipped = static_cast<int64_t>(e.polls_skipped());
+  if (const privatize::Privatizer* priv = e.privatizer()) {
+    g.sum.priv_processes = 1;
+    g.sum.priv_bytes = static_cast<int64_t>(priv->committed_bytes());
+    g.sum.priv_ranks = static_cast<int64_t>(priv->ranks_started());
+    g.max.image = static_cast<int64_t>(priv->image_bytes());
+  }
+  g.sum.stack_samples = static_cast<int64_t>(e.stacks().touched_samples());
+  g.sum.stack_bytes = static_cast<int64_t>(e.stacks().touched_bytes());
+  g.max.stack_touched = static_cast<int64_t>(e.stacks().touched_max());
+  g.max_s.cpu = g.sum_s.cpu = e.run_cpu_seconds();
   if (const native::Exchange* x = e.exchange()) {
-    xsums[0] = static_cast<int64_t>(x->native_messages());
-    xsums[1] = static_cast<int64_t>(x->bytes_sent());
-    xmax[0] = xsum[0] = x->native_seconds();
-    xmax[1] = xsum[1] = std::max(0.0, e.run_cpu_seconds() - x->native_cpu_seconds());
+    g.sum.native_messages = static_cast<int64_t>(x->native_messages());
+    g.sum.native_bytes = static_cast<int64_t>(x->bytes_sent());
+    g.max_s.exchange = g.sum_s.exchange = x->native_seconds();
+    g.max_s.cpu = g.sum_s.cpu = std::max(0.0, e.run_cpu_seconds() - x->native_cpu_seconds());
   }
-  int64_t failed[2] = {e.failed_ranks(), e.detections()};
-  int64_t ulfm[4] = {0, 0, 0, 0};  // revokes, agreements, shrinks, their virtual time (ps, all ranks)
-  {
-    uint64_t u[4];
-    ulfm_counts(&u[0], &u[1], &u[2], &u[3]);
-    for (int i = 0; i < 4; ++i) ulfm[i] = static_cast<int64_t>(u[i]);
+  g.sum.failed = e.failed_ranks(), g.sum.detections = e.detections();
+  uint64_t u[4];
+  ulfm_counts(&u[0], &u[1], &u[2], &u[3]);
+  g.sum.revokes = static_cast<int64_t>(u[0]), g.sum.agreements = static_cast<int64_t>(u[1]);
+  g.sum.shrinks = static_cast<int64_t>(u[2]), g.sum.ulfm_ps = static_cast<int64_t>(u[3]);
+  if (const LinkContention* lc = e.link_contention())  // each process counts its receivers' flows
+    g.sum.link_delayed = static_cast<int64_t>(lc->delayed()), g.sum.link_delay_ps = lc->total_delay().ps();
+  if (const LinkContention* on = e.onnode_contention()) {
+    g.sum.onnode_flows = static_cast<int64_t>(on->flows()), g.sum.onnode_delayed = static_cast<int64_t>(on->delayed());
+    g.sum.onnode_delay_ps = on->total_delay().ps();
   }
-  // Link contention: flows delayed on the way (each process counts its receivers') and their delay (ps).
-  const LinkContention* lc = e.link_contention();
-  const LinkContention* on = e.onnode_contention();
-  int64_t link_delays[5] = {lc ? static_cast<int64_t>(lc->delayed()) : 0, lc ? lc->total_delay().ps() : 0,
-                            on ? static_cast<int64_t>(on->flows()) : 0, on ? static_cast<int64_t>(on->delayed()) : 0,
-                            on ? on->total_delay().ps() : 0};
-  // memory folding (fold_range.hpp): folded allocations, their peak requested bytes, messages sent folded
-  // and the physical memory at the end (PSS: RSS counts the shared block once per place it is mapped)
-  int64_t fold[4] = {static_cast<int64_t>(fold::g_state.allocations), static_cast<int64_t>(fold::g_state.peak_bytes),
-                     static_cast<int64_t>(fold::g_state.messages), opt.fold ? pss_bytes() : 0};
-  int64_t skipped = static_cast<int64_t>(e.polls_skipped());
-  // stacks touched (StackPool's sample): ranks measured, their bytes; the most one rank touched
-  int64_t stack_sum[2] = {static_cast<int64_t>(e.stacks().touched_samples()),
-                          static_cast<int64_t>(e.stacks().touched_bytes())};
-  int64_t stack_max[1] = {static_cast<int64_t>(e.stacks().touched_max())};
-  // noise (docs/noise.md): per rank min, max, sum of the noise (ps); node time factors min, max
-  int64_t noise_min[1] = {kMax}, noise_max[1] = {0}, noise_sum[1] = {0};
-  double speed_min[1] = {1e300}, speed_max[1] = {0};
-  for (const Rank& r : ranks) {
-    if (!e.varied()) break;  // no noise, no speed factors: nothing to gather
-    const int64_t z = e.noise_of(r.index).ps();
-    noise_min[0] = std::min(noise_min[0], z);
-    noise_max[0] = std::max(noise_max[0], z);
-    noise_sum[0] += z;
-    speed_min[0] = std::min(speed_min[0], e.node_speed(r.index));
-    speed_max[0] = std::max(speed_max[0], e.node_speed(r.index));
-  }
+  // memory folding (fold_range.hpp); the physical memory at the end as PSS (RSS counts the shared block
+  // once per place it is mapped)
+  g.sum.fold_allocations = static_cast<int64_t>(fold::g_state.allocations);
+  g.sum.fold_peak = static_cast<int64_t>(fold::g_state.peak_bytes);
+  g.sum.fold_messages = static_cast<int64_t>(fold::g_state.messages);
+  g.sum.fold_pss = opt.fold ? pss_bytes() : 0;
   if (e.nprocs() > 1) {
-    if (opt.poll_skip) native::allreduce_sum(&skipped, 1);
-    if (opt.noise.kind != proc::NoiseSpec::Kind::none || opt.node_speed.kind != proc::NodeSpeedSpec::Kind::none) {
-      native::allreduce_min(noise_min, 1);
-      native::allreduce_max(noise_max, 1);
-      native::allreduce_sum(noise_sum, 1);
-      speed_min[0] = -speed_min[0];
-      native::allreduce_max(speed_min, 1);
-      speed_min[0] = -speed_min[0];
-      native::allreduce_max(speed_max, 1);
-    }
-    if (opt.fold) native::allreduce_sum(fold, 4);
-    if (lc) native::allreduce_sum(link_delays, 5);
-    if (e.faults()) native::allreduce_sum(failed, 2);
-    native::allreduce_sum(ulfm, 4);
-    native::allreduce_sum(xsums, 2);
-    native::allreduce_max(xmax, 2);
-    native::allreduce_sum(xsum, 2);
-    native::allreduce_min(mins, 2);
-    native::allreduce_max(maxs, 4);
-    native::allreduce_sum(sums, 6);
-    native::allreduce_sum(psums, 3);
-    native::allreduce_sum(stack_sum, 2);
-    native::allreduce_max(stack_max, 1);
-    native::allreduce_max(pmax, 1);
+    native::allreduce_min(&g.min.compute, fields(g.min));
+    native::allreduce_max(&g.max.compute, fields(g.max));
+    native::allreduce_sum(&g.sum.compute, fields(g.sum));
+    native::allreduce_max(&g.max_s.exchange, fields(g.max_s));
+    native::allreduce_sum(&g.sum_s.exchange, fields(g.sum_s));
+    double speeds[2] = {-g.speed_min, g.speed_max};
+    native::allreduce_max(speeds, 2);
+    g.speed_min = -speeds[0], g.speed_max = speeds[1];
   }
-  const bool kernels = opt.kernels.mode == KernelMode::model, audit = opt.kernels.mode == KernelMode::audit;
-  std::string extra;
-  for (ReportLines fn : g_extra_lines) extra += fn();  // collective: every process sums its figures
-  if (e.proc() != 0 || !opt.report) {
-    if (kernels) report_kernels(e, opt, stderr);  // collective
-    if (audit) report_audit(e, opt, stderr);      // collective
-    return;
-  }
+  return g;
+}
+
+double seconds(int64_t ps) { return static_cast<double>(ps) * 1e-12; }
+
+// The model and virtual-time lines: ranks, network, processor model, times, noise, messages, links,
+// failures and recovery.
+void print_model(FILE* f, Engine& e, const Options& opt, const Figures& g) {
   const double n = static_cast<double>(e.world_size());
-  auto s = [](int64_t ps) { return static_cast<double>(ps) * 1e-12; };
-  FILE* f = stderr;
-  std::fprintf(f, "xsim: ================================ run report ================================\n");
   std::fprintf(f, "xsim: virtual ranks       %lld on %d native process%s\n", static_cast<long long>(e.world_size()),
                e.nprocs(), e.nprocs() == 1 ? "" : "es");
   std::fprintf(f, "xsim: network             %s\n", e.network().describe().c_str());
   std::fprintf(f, "xsim: processor model     %s\n",
                opt.cpu == CpuModel::none ? "none (computation costs no virtual time)"
                                           : ("scaled, factor " + std::to_string(opt.cpu_scale)).c_str());
-  std::fprintf(f, "xsim: simulated time      %.9f s\n", s(maxs[2]));
-  std::fprintf(f, "xsim: compute per rank    min %.9f s  avg %.9f s  max %.9f s\n", s(mins[0]), s(sums[0]) / n,
-               s(maxs[0]));
-  std::fprintf(f, "xsim: MPI time per rank   min %.9f s  avg %.9f s  max %.9f s\n", s(mins[1]), s(sums[1]) / n,
-               s(maxs[1]));
+  std::fprintf(f, "xsim: simulated time      %.9f s\n", seconds(g.max.end));
+  std::fprintf(f, "xsim: compute per rank    min %.9f s  avg %.9f s  max %.9f s\n", seconds(g.min.compute),
+               seconds(g.sum.compute) / n, seconds(g.max.compute));
+  std::fprintf(f, "xsim: MPI time per rank   min %.9f s  avg %.9f s  max %.9f s\n", seconds(g.min.mpi),
+               seconds(g.sum.mpi) / n, seconds(g.max.mpi));
   if (e.noise())
     std::fprintf(f, "xsim: noise               %s; injected %.9f s in all, per rank min %.9f s  avg %.9f s  "
                  "max %.9f s (part of the compute time)\n",
-                 e.noise()->describe().c_str(), s(noise_sum[0]), s(noise_min[0]), s(noise_sum[0]) / n,
-                 s(noise_max[0]));
+                 e.noise()->describe().c_str(), seconds(g.sum.noise), seconds(g.min.noise), seconds(g.sum.noise) / n,
+                 seconds(g.max.noise));
   if (opt.node_speed.kind != proc::NodeSpeedSpec::Kind::none)
     std::fprintf(f, "xsim: node speeds         %s: time factors from %.6f to %.6f\n", opt.node_speed.text.c_str(),
-                 speed_min[0], speed_max[0]);
+                 g.speed_min, g.speed_max);
   if (opt.node_drift.on())
     std::fprintf(f, "xsim: node drift          %s: each node's time factor x (1 + %g x Z), a new Z every %s\n",
                  opt.node_drift.text.c_str(), opt.node_drift.sigma, format_time(opt.node_drift.interval).c_str());
-  std::fprintf(f, "xsim: messages            %lld (%s of payload)\n", static_cast<long long>(sums[2]),
-               format_size(static_cast<uint64_t>(sums[3])).c_str());
-  if (lc)  // docs/network-model.md "Link contention"
+  std::fprintf(f, "xsim: messages            %lld (%s of payload)\n", static_cast<long long>(g.sum.messages),
+               format_size(static_cast<uint64_t>(g.sum.bytes)).c_str());
+  if (const LinkContention* lc = e.link_contention())  // docs/network-model.md "Link contention"
     std::fprintf(f, "xsim: link contention     %llu messages crossed the system network's links; %lld of them waited for a "
                  "link, %.9f s on average\n",
-                 static_cast<unsigned long long>(lc->flows()), static_cast<long long>(link_delays[0]),
-                 link_delays[0] ? s(link_delays[1]) / static_cast<double>(link_delays[0]) : 0.0);
-  if (on)
+                 static_cast<unsigned long long>(lc->flows()), static_cast<long long>(g.sum.link_delayed),
+                 g.sum.link_delayed ? seconds(g.sum.link_delay_ps) / static_cast<double>(g.sum.link_delayed) : 0.0);
+  if (e.onnode_contention())
     std::fprintf(f, "xsim: on-node links       %lld messages between the cores of a node crossed their links; %lld of "
                  "them waited for a link, %.9f s on average\n",
-                 static_cast<long long>(link_delays[2]), static_cast<long long>(link_delays[3]),
-                 link_delays[3] ? s(link_delays[4]) / static_cast<double>(link_delays[3]) : 0.0);
-  if (e.faults()) {  // docs/resilience.md
+                 static_cast<long long>(g.sum.onnode_flows), static_cast<long long>(g.sum.onnode_delayed),
+                 g.sum.onnode_delayed ? seconds(g.sum.onnode_delay_ps) / static_cast<double>(g.sum.onnode_delayed) : 0.0);
+}
+
+// Failures and recovery (docs/resilience.md).
+void print_resilience(FILE* f, Engine& e, const Options& opt, const Figures& g) {
+  const double n = static_cast<double>(e.world_size());
+  if (e.faults()) {
     std::string list;
     size_t shown = 0;
     for (const auto& [rank, t] : opt.faults) {
@@ -286,70 +294,102 @@ void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_c
     }
     std::fprintf(f, "xsim: failures            %lld of %zu injected failures happened (ranks %s); %lld operations "
                  "reported one (MPIX_ERR_PROC_FAILED)\n",
-                 static_cast<long long>(failed[0]), opt.faults.size(), list.c_str(), static_cast<long long>(failed[1]));
+                 static_cast<long long>(g.sum.failed), opt.faults.size(), list.c_str(),
+                 static_cast<long long>(g.sum.detections));
   }
-  if (ulfm[0] + ulfm[1] + ulfm[2] > 0)  // docs/resilience.md
+  if (g.sum.revokes + g.sum.agreements + g.sum.shrinks > 0)
     std::fprintf(f,
                  "xsim: recovery (ULFM)     %lld revokes, %lld agreements, %lld shrinks (calls, all ranks); "
                  "agree and shrink took %.9f s per rank on average\n",
-                 static_cast<long long>(ulfm[0]), static_cast<long long>(ulfm[1]), static_cast<long long>(ulfm[2]),
-                 s(ulfm[3]) / n);
-  if (kernels) report_kernels(e, opt, f);  // docs/real-programs.md "Kernel models"
-  if (audit) report_audit(e, opt, f);      // docs/real-programs.md "Checking a calibration on the program"
+                 static_cast<long long>(g.sum.revokes), static_cast<long long>(g.sum.agreements),
+                 static_cast<long long>(g.sum.shrinks), seconds(g.sum.ulfm_ps) / n);
+}
+
+// The simulator's own costs: wall time, switches, polls, messages per second, windows, CPU time.
+void print_engine(FILE* f, Engine& e, const Options& opt, const Figures& g, double wall_seconds) {
+  const double per_s = wall_seconds > 0 ? 1.0 / wall_seconds : 0.0;
   std::fprintf(f, "xsim: simulator wall time %.3f s\n", wall_seconds);
-  std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(sums[4]),
-               wall_seconds > 0 ? static_cast<double>(sums[4]) / wall_seconds : 0.0);
+  std::fprintf(f, "xsim: context switches    %lld (%.3g per second)\n", static_cast<long long>(g.sum.switches),
+               static_cast<double>(g.sum.switches) * per_s);
   if (opt.poll_skip)  // docs/virtual-clocks.md "Polling loops"
     std::fprintf(f, "xsim: polls skipped       %lld (-xsim-poll-skip: ranks waited for their next arrival instead)\n",
-                 static_cast<long long>(skipped));
-  std::fprintf(f, "xsim: messages per second %.3g\n", wall_seconds > 0 ? static_cast<double>(sums[2]) / wall_seconds : 0.0);
+                 static_cast<long long>(g.sum.polls_skipped));
+  std::fprintf(f, "xsim: messages per second %.3g\n", static_cast<double>(g.sum.messages) * per_s);
   if (e.nprocs() > 1) {
     std::fprintf(f, "xsim: windows             %llu (lookahead %s); %lld native messages, %s between processes\n",
                  static_cast<unsigned long long>(e.windows()), format_time(e.lookahead()).c_str(),
-                 static_cast<long long>(xsums[0]), format_size(static_cast<uint64_t>(xsums[1])).c_str());
+                 static_cast<long long>(g.sum.native_messages),
+                 format_size(static_cast<uint64_t>(g.sum.native_bytes)).c_str());
     std::fprintf(f, "xsim: window exchange     %.3f s in the native MPI per process (max), %.3f s average, %.1f%% of the wall time\n",
-                 xmax[0], xsum[0] / e.nprocs(), wall_seconds > 0 ? 100.0 * xsum[0] / e.nprocs() / wall_seconds : 0.0);
+                 g.max_s.exchange, g.sum_s.exchange / e.nprocs(), 100.0 * g.sum_s.exchange / e.nprocs() * per_s);
   }
-  std::fprintf(f, "xsim: simulation CPU time %.3f s per process (max), %.3f s average%s\n", xmax[1], xsum[1] / e.nprocs(),
-               e.nprocs() > 1 ? ", outside the window exchange" : "");
+  std::fprintf(f, "xsim: simulation CPU time %.3f s per process (max), %.3f s average%s\n", g.max_s.cpu,
+               g.sum_s.cpu / e.nprocs(), e.nprocs() > 1 ? ", outside the window exchange" : "");
+}
+
+// Memory: peak RSS, the stacks the ranks touched, folding, privatized globals.
+void print_memory(FILE* f, Engine& e, const Options& opt, const Figures& g) {
   std::fprintf(f, "xsim: peak memory (RSS)   %s per native process (max), %s in total, %.1f KiB per virtual rank\n",
-               format_size(static_cast<uint64_t>(maxs[3])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
-               static_cast<double>(sums[5]) / 1024.0 / n);
-  if (stack_sum[0] > 0)  // what -xsim-memory-check's estimate (one page per rank) can be compared with
+               format_size(static_cast<uint64_t>(g.max.rss)).c_str(), format_size(static_cast<uint64_t>(g.sum.rss)).c_str(),
+               static_cast<double>(g.sum.rss) / 1024.0 / static_cast<double>(e.world_size()));
+  if (g.sum.stack_samples > 0)  // what -xsim-memory-check's estimate (one page per rank) can be compared with
     std::fprintf(f, "xsim: stack touched       avg %s, max %s per rank (of %s each; measured on %lld ranks as they "
                  "ended, one in %zu)\n",
-                 format_size(static_cast<uint64_t>(stack_sum[1] / stack_sum[0])).c_str(),
-                 format_size(static_cast<uint64_t>(stack_max[0])).c_str(), format_size(e.stack_size()).c_str(),
-                 static_cast<long long>(stack_sum[0]), StackPool::kSampleEvery);
+                 format_size(static_cast<uint64_t>(g.sum.stack_bytes / g.sum.stack_samples)).c_str(),
+                 format_size(static_cast<uint64_t>(g.max.stack_touched)).c_str(), format_size(e.stack_size()).c_str(),
+                 static_cast<long long>(g.sum.stack_samples), StackPool::kSampleEvery);
   if (opt.fold)  // docs/real-programs.md "Memory folding"
     std::fprintf(f, "xsim: memory folding      %lld allocations of %s or more folded, peak %s of them against %s "
                  "peak resident (RSS, counting shared pages once per mapping) and %s physical at the end (PSS; sums "
                  "over native processes); %lld messages carried only their first and last 4K; contents of folded "
                  "memory are not kept: this run is for timing only\n",
-                 static_cast<long long>(fold[0]), format_size(opt.fold).c_str(),
-                 format_size(static_cast<uint64_t>(fold[1])).c_str(), format_size(static_cast<uint64_t>(sums[5])).c_str(),
-                 format_size(static_cast<uint64_t>(fold[3])).c_str(), static_cast<long long>(fold[2]));
-  if (psums[0] == 0) {
+                 static_cast<long long>(g.sum.fold_allocations), format_size(opt.fold).c_str(),
+                 format_size(static_cast<uint64_t>(g.sum.fold_peak)).c_str(),
+                 format_size(static_cast<uint64_t>(g.sum.rss)).c_str(),
+                 format_size(static_cast<uint64_t>(g.sum.fold_pss)).c_str(), static_cast<long long>(g.sum.fold_messages));
+  if (g.sum.priv_processes == 0) {
     std::fprintf(f, "xsim: private globals     %s\n", privatize::note().c_str());
-  } else {
-    std::string parts;
-    if (priv) {
-      for (const privatize::Region& r : priv->regions()) {
-        std::string obj = r.spec.object;
-        if (size_t slash = obj.rfind('/'); slash != std::string::npos) obj = obj.substr(slash + 1);
-        parts += (parts.empty() ? "" : ", ") + obj + (r.spec.tls ? " TLS " : " data ") + privatize::human_size(r.len) +
-                 (r.method == privatize::Method::copy ? " copied" : " mapped");
-      }
-    }
-    std::fprintf(f, "xsim: private globals     %s per rank%s%s%s; images in use %s for %lld ranks (%s per rank)\n",
-                 privatize::human_size(static_cast<uint64_t>(pmax[0])).c_str(), parts.empty() ? "" : " (", parts.c_str(),
-                 parts.empty() ? "" : ")", privatize::human_size(static_cast<uint64_t>(psums[1])).c_str(),
-                 static_cast<long long>(psums[2]),
-                 privatize::human_size(psums[2] > 0 ? static_cast<uint64_t>(psums[1] / psums[2]) : 0).c_str());
-    if (psums[0] < e.nprocs())
-      std::fprintf(f, "xsim:                     on in %lld of %d native processes\n", static_cast<long long>(psums[0]),
-                   e.nprocs());
+    return;
   }
+  std::string parts;
+  if (const privatize::Privatizer* priv = e.privatizer()) {
+    for (const privatize::Region& r : priv->regions()) {
+      std::string obj = r.spec.object;
+      if (size_t slash = obj.rfind('/'); slash != std::string::npos) obj = obj.substr(slash + 1);
+      parts += (parts.empty() ? "" : ", ") + obj + (r.spec.tls ? " TLS " : " data ") + privatize::human_size(r.len) +
+               (r.method == privatize::Method::copy ? " copied" : " mapped");
+    }
+  }
+  std::fprintf(f, "xsim: private globals     %s per rank%s%s%s; images in use %s for %lld ranks (%s per rank)\n",
+               privatize::human_size(static_cast<uint64_t>(g.max.image)).c_str(), parts.empty() ? "" : " (", parts.c_str(),
+               parts.empty() ? "" : ")", privatize::human_size(static_cast<uint64_t>(g.sum.priv_bytes)).c_str(),
+               static_cast<long long>(g.sum.priv_ranks),
+               privatize::human_size(g.sum.priv_ranks > 0 ? static_cast<uint64_t>(g.sum.priv_bytes / g.sum.priv_ranks) : 0)
+                   .c_str());
+  if (g.sum.priv_processes < e.nprocs())
+    std::fprintf(f, "xsim:                     on in %lld of %d native processes\n",
+                 static_cast<long long>(g.sum.priv_processes), e.nprocs());
+}
+}  // namespace
+
+void write_report(Engine& e, const Options& opt, double wall_seconds, int exit_code) {
+  const Figures g = gather_figures(e, opt);  // collective
+  const bool kernels = opt.kernels.mode == KernelMode::model, audit = opt.kernels.mode == KernelMode::audit;
+  std::string extra;
+  for (ReportLines fn : g_extra_lines) extra += fn();  // collective: every process sums its figures
+  if (e.proc() != 0 || !opt.report) {
+    if (kernels) report_kernels(e, opt, stderr);  // collective
+    if (audit) report_audit(e, opt, stderr);      // collective
+    return;
+  }
+  FILE* f = stderr;
+  std::fprintf(f, "xsim: ================================ run report ================================\n");
+  print_model(f, e, opt, g);
+  print_resilience(f, e, opt, g);
+  if (kernels) report_kernels(e, opt, f);  // docs/real-programs.md "Kernel models"
+  if (audit) report_audit(e, opt, f);      // docs/real-programs.md "Checking a calibration on the program"
+  print_engine(f, e, opt, g, wall_seconds);
+  print_memory(f, e, opt, g);
   std::fputs(extra.c_str(), f);
   std::fprintf(f, "xsim: exit code           %d\n", exit_code);
   std::fprintf(f, "xsim: =============================================================================\n");
