@@ -402,127 +402,53 @@ int global_exit_code(const Engine& e) {
   return mine == std::numeric_limits<int64_t>::min() ? 0 : static_cast<int>(mine);
 }
 
-int xsim_main(int argc, char** argv, char** envp) {
-  const char* pmi_rank = std::getenv("PMI_RANK");
-  bool speaker = !pmi_rank || !std::strcmp(pmi_rank, "0");
-  Options opt;
-  try {
-    opt = parse_options(argc, argv, envp);
-  } catch (const ConfigError& err) {
-    if (speaker) std::fprintf(stderr, "xsim: %s\n", err.what());
-    return 2;
-  }
-  if (opt.help) {
-    if (speaker) std::fputs(help_text().c_str(), stdout);
-    return 0;
-  }
-  int provided = 0;
-  PMPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
-  // Native errors (a bad datatype or op handed over by the application) come back as codes, so that
-  // they reach the virtual communicator's error handler instead of killing the native process.
-  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-  const int proc = native::world_proc(), nprocs = native::world_procs();
-  if (opt.np == 0) opt.np = nprocs;
-  if (opt.print_config && proc == 0) std::fputs(to_toml(opt).c_str(), stderr);
+// The one way out before the run: `say` prints "xsim: MSG" (process 0's, or the one that failed's), and the
+// native MPI ends; the exit code is 2 (bad input).
+int stop_before_run(bool say, const std::string& msg) {
+  if (say) std::fprintf(stderr, "xsim: %s\n", msg.c_str());
+  PMPI_Finalize();
+  return 2;
+}
 
-  if (opt.np > std::numeric_limits<int32_t>::max()) {
-    if (proc == 0) std::fprintf(stderr, "xsim: -xsim-np %lld is too large (at most 2^31-1 ranks)\n", static_cast<long long>(opt.np));
-    PMPI_Finalize();
-    return 2;
-  }
-  BuiltNetwork built;
-  std::unique_ptr<proc::ProcessorModel> cpu;
-  try {
-    built = build_network(opt.network, opt.np, /*overheads_in_latency=*/opt.model == NetModel::analytic);
-    proc::NodeModel node;  // the node model (docs/real-programs.md "Node model")
-    node.memory_factor = opt.node_memory_factor;
-    node.compute_factor = opt.node_compute_factor;
-    node.host = opt.node_host == NodeHost::memory    ? proc::NodeHost::memory
-                : opt.node_host == NodeHost::compute ? proc::NodeHost::compute
-                : opt.node_host == NodeHost::number  ? proc::NodeHost::number
-                                                     : proc::NodeHost::none;
-    node.number = opt.node_host_number;
-    cpu = opt.cpu == CpuModel::none ? proc::make_none_model(node) : proc::make_scaled_model(opt.cpu_scale, node);
-    blas::start(opt, proc);  // -xsim-kernels (blas_kernels.hpp)
-  } catch (const std::exception& err) {
-    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", err.what());
-    PMPI_Finalize();
-    return 2;
-  }
-  // [kernels.symbols] under -xsim-kernels model: the functions are found and patched before any rank
-  // exists and before the executable's constructors run (symbol_models.hpp). Every process learns whether
-  // any failed; the first one that did says why.
-  {
-    const proc::KernelParams kp = kernel_params(opt.kernels);
-    const std::string error =
-        opt.kernels.mode == KernelMode::model
-            ? install_symbol_models(opt.kernel_symbols, kp.peak, kp.bandwidth, SimTime::from_ps(std::max<int64_t>(0, kp.overhead_ps)))
-            : std::string();
-    int64_t first = error.empty() ? std::numeric_limits<int64_t>::max() : proc;
-    if (nprocs > 1) native::allreduce_min(&first, 1);
-    if (first != std::numeric_limits<int64_t>::max()) {
-      if (first == proc) std::fprintf(stderr, "xsim: %s\n", error.c_str());
-      PMPI_Finalize();
-      return 2;
-    }
-    add_report_lines(&symbol_models_report);
-  }
-  const int64_t world = opt.np > 0 ? opt.np : nprocs;
+// The processor model with the node model (docs/real-programs.md "Node model").
+std::unique_ptr<proc::ProcessorModel> make_processor_model(const Options& opt) {
+  proc::NodeModel node;
+  node.memory_factor = opt.node_memory_factor;
+  node.compute_factor = opt.node_compute_factor;
+  node.host = opt.node_host == NodeHost::memory    ? proc::NodeHost::memory
+              : opt.node_host == NodeHost::compute ? proc::NodeHost::compute
+              : opt.node_host == NodeHost::number  ? proc::NodeHost::number
+                                                   : proc::NodeHost::none;
+  node.number = opt.node_host_number;
+  return opt.cpu == CpuModel::none ? proc::make_none_model(node) : proc::make_scaled_model(opt.cpu_scale, node);
+}
+
+// The checks of the options against the built network, the same on every process: the first error, or "".
+std::string run_setup_error(const Options& opt, const BuiltNetwork& built, int64_t world, int nprocs) {
   for (const auto& [rank, t] : opt.faults)
-    if (rank >= world) {
-      if (proc == 0)
-        std::fprintf(stderr, "xsim: -xsim-fault: rank %lld does not exist: the ranks are 0..%lld\n",
-                     static_cast<long long>(rank), static_cast<long long>(world - 1));
-      PMPI_Finalize();
-      return 2;
-    }
-  if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
-  if (std::string links = links_option_error(opt); !links.empty()) {
-    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", links.c_str());
-    PMPI_Finalize();
-    return 2;
-  }
-  if (opt.model == NetModel::loggp && opt.contention == Contention::links) {
-    if (std::string why = LinkContention::unsupported(*built.network); !why.empty()) {
-      if (proc == 0) std::fprintf(stderr, "xsim: %s\n", why.c_str());
-      PMPI_Finalize();
-      return 2;
-    }
-  }
-  if (std::string speed = node_speed_error(opt, built, world); !speed.empty()) {
-    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", speed.c_str());
-    PMPI_Finalize();
-    return 2;
-  }
-  if (std::string split = split_node_error(opt, built, nprocs); !split.empty()) {
-    if (proc == 0) std::fprintf(stderr, "xsim: %s\n", split.c_str());
-    PMPI_Finalize();
-    return 2;
-  }
+    if (rank >= world)
+      return "-xsim-fault: rank " + std::to_string(rank) + " does not exist: the ranks are 0.." +
+             std::to_string(world - 1);
+  if (std::string links = links_option_error(opt); !links.empty()) return links;
+  if (opt.model == NetModel::loggp && opt.contention == Contention::links)
+    if (std::string why = LinkContention::unsupported(*built.network); !why.empty()) return why;
+  if (std::string speed = node_speed_error(opt, built, world); !speed.empty()) return speed;
+  return split_node_error(opt, built, nprocs);
+}
 
-  // Before any rank exists: per-rank globals and the memory check. Every process learns whether any failed.
-  const std::vector<int64_t> blocks =
-      Engine::block_starts(opt.np, nprocs, built.core_of_rank.empty(), std::max<int64_t>(1, built.cores_per_node));
-  const int64_t nlocal = blocks[static_cast<size_t>(proc) + 1] - blocks[static_cast<size_t>(proc)];
-  std::string priv_note, priv_error;
-  std::unique_ptr<privatize::Privatizer> priv = setup_privatization(opt, nlocal, proc, priv_note, priv_error);
-  if (priv_error.empty()) priv_error = fold::start(opt.fold, opt.fold_shared);  // memory folding (fold_malloc.cpp)
-  int64_t first_failed = priv_error.empty() ? std::numeric_limits<int64_t>::max() : proc;
-  if (nprocs > 1) native::allreduce_min(&first_failed, 1);
-  if (first_failed != std::numeric_limits<int64_t>::max()) {
-    if (first_failed == proc) std::fprintf(stderr, "xsim: %s\n", priv_error.c_str());
-    PMPI_Finalize();
-    return 2;
-  }
-  privatize::set_note(priv_note);
-  if (!priv) privatize::run_constructors(argc, argv, envp);  // once, for all ranks
+// Whether any process failed a step that each does on its own: the lowest failed process prints its error.
+bool any_failed(const std::string& error, int proc, int nprocs) {
+  int64_t first = error.empty() ? std::numeric_limits<int64_t>::max() : proc;
+  if (nprocs > 1) native::allreduce_min(&first, 1);
+  if (first == std::numeric_limits<int64_t>::max()) return false;
+  if (first == proc) std::fprintf(stderr, "xsim: %s\n", error.c_str());
+  return true;
+}
 
-  install_crash_handlers();
-  pthread_atfork(nullptr, nullptr, [] {
-    g_forked_child = true;
-    if (g_engine && g_engine->in_rank()) g_engine->current().mpi_finalized = true;  // see engine.hpp
-  });
+// Creates this process's engine, runs the ranks to the end and writes the report: the run's exit code.
+int run_simulation(const Options& opt, BuiltNetwork& built, std::unique_ptr<proc::ProcessorModel> cpu,
+                   std::unique_ptr<privatize::Privatizer> priv, int proc, int nprocs, int argc, char** argv,
+                   char** envp) {
   int code = 0;
   try {
     Engine engine(opt, std::move(built.network), std::move(cpu), proc, nprocs, rank_main, argc, argv, envp,
@@ -555,6 +481,74 @@ int xsim_main(int argc, char** argv, char** envp) {
     std::fprintf(stderr, "xsim: native process %d: %s\n", proc, err.what());
     native::abort_all(1);
   }
+  return code;
+}
+
+int xsim_main(int argc, char** argv, char** envp) {
+  const char* pmi_rank = std::getenv("PMI_RANK");
+  bool speaker = !pmi_rank || !std::strcmp(pmi_rank, "0");
+  Options opt;
+  try {
+    opt = parse_options(argc, argv, envp);
+  } catch (const ConfigError& err) {
+    if (speaker) std::fprintf(stderr, "xsim: %s\n", err.what());
+    return 2;
+  }
+  if (opt.help) {
+    if (speaker) std::fputs(help_text().c_str(), stdout);
+    return 0;
+  }
+  int provided = 0;
+  PMPI_Init_thread(nullptr, nullptr, MPI_THREAD_SINGLE, &provided);
+  // Native errors (a bad datatype or op handed over by the application) come back as codes, so that
+  // they reach the virtual communicator's error handler instead of killing the native process.
+  PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  PMPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  const int proc = native::world_proc(), nprocs = native::world_procs();
+  if (opt.np == 0) opt.np = nprocs;
+  if (opt.print_config && proc == 0) std::fputs(to_toml(opt).c_str(), stderr);
+  if (opt.np > std::numeric_limits<int32_t>::max())
+    return stop_before_run(proc == 0, "-xsim-np " + std::to_string(opt.np) + " is too large (at most 2^31-1 ranks)");
+  BuiltNetwork built;
+  std::unique_ptr<proc::ProcessorModel> cpu;
+  try {
+    built = build_network(opt.network, opt.np, /*overheads_in_latency=*/opt.model == NetModel::analytic);
+    cpu = make_processor_model(opt);
+    blas::start(opt, proc);  // -xsim-kernels (blas_kernels.hpp)
+  } catch (const std::exception& err) {
+    return stop_before_run(proc == 0, err.what());
+  }
+  // [kernels.symbols] under -xsim-kernels model: the functions are found and patched before any rank
+  // exists and before the executable's constructors run (symbol_models.hpp).
+  const proc::KernelParams kp = kernel_params(opt.kernels);
+  const std::string symbols_error =
+      opt.kernels.mode == KernelMode::model
+          ? install_symbol_models(opt.kernel_symbols, kp.peak, kp.bandwidth, SimTime::from_ps(std::max<int64_t>(0, kp.overhead_ps)))
+          : std::string();
+  if (any_failed(symbols_error, proc, nprocs)) return stop_before_run(false, "");
+  add_report_lines(&symbol_models_report);
+  const int64_t world = opt.np > 0 ? opt.np : nprocs;
+  if (opt.mtbf > SimTime::zero()) add_random_failures(opt, built, world);
+  if (std::string error = run_setup_error(opt, built, world, nprocs); !error.empty())
+    return stop_before_run(proc == 0, error);
+
+  // Before any rank exists: per-rank globals and the memory check. Every process learns whether any failed.
+  const std::vector<int64_t> blocks =
+      Engine::block_starts(opt.np, nprocs, built.core_of_rank.empty(), std::max<int64_t>(1, built.cores_per_node));
+  const int64_t nlocal = blocks[static_cast<size_t>(proc) + 1] - blocks[static_cast<size_t>(proc)];
+  std::string priv_note, priv_error;
+  std::unique_ptr<privatize::Privatizer> priv = setup_privatization(opt, nlocal, proc, priv_note, priv_error);
+  if (priv_error.empty()) priv_error = fold::start(opt.fold, opt.fold_shared);  // memory folding (fold_malloc.cpp)
+  if (any_failed(priv_error, proc, nprocs)) return stop_before_run(false, "");
+  privatize::set_note(priv_note);
+  if (!priv) privatize::run_constructors(argc, argv, envp);  // once, for all ranks
+
+  install_crash_handlers();
+  pthread_atfork(nullptr, nullptr, [] {
+    g_forked_child = true;
+    if (g_engine && g_engine->in_rank()) g_engine->current().mpi_finalized = true;  // see engine.hpp
+  });
+  const int code = run_simulation(opt, built, std::move(cpu), std::move(priv), proc, nprocs, argc, argv, envp);
   PMPI_Finalize();
   return code;
 }
