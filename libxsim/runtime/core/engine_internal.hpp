@@ -1,6 +1,6 @@
 // What the engine's translation units share and nobody else needs (engine.cpp: construction and the window
-// loop; scheduler.cpp: resuming and switching ranks, their clocks; messages.cpp: sending, delivery, matching
-// and requests; fold_messages.cpp: folded messages; deadlock.cpp: the deadlock report).
+// loop; scheduler.cpp: resuming and switching ranks, their clocks; messages.cpp: sending, delivery, matching;
+// requests.cpp: waits, tests, probes; fold_messages.cpp: folded messages; deadlock.cpp: the deadlock report).
 // Layer: libxsim/runtime/core (xsim_core), private to it.
 #pragma once
 #include <boost/context/fiber.hpp>
@@ -8,6 +8,12 @@
 #include "engine.hpp"
 
 namespace xsim {
+
+// Whether receive (or probe) pattern q matches message m: its context, source and tag (wildcards allowed).
+inline bool matches(const Request& q, const Message* m) {
+  return q.ctx == m->ctx && (q.source == kAnySource || q.source == m->src_in_comm) &&
+         (q.tag == kAnyTag || q.tag == m->tag);
+}
 
 // Arrival order: earliest t_arrive first; ties by lowest source, then send order (docs/architecture.md §2).
 struct LaterArrival {
