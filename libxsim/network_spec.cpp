@@ -389,83 +389,58 @@ NetworkSpec network_preset(const std::string& name) {
   return ns;
 }
 
-NetworkSpec parse_network_inline(const std::string& spec) {
-  const std::string where = "bad network spec " + quoted(spec);
-  const std::string example =
-      " (e.g. star:64:lat=25us:bw=1Gbps, torus:8x8x8/star:2, ethernet:lat=10us; see -xsim-help)";
-  const std::vector<std::string> levels = split_levels(spec);
-  if (levels.size() > static_cast<size_t>(net::Route::kMaxLevels))
-    fail(where, "a network has at most " + std::to_string(net::Route::kMaxLevels) + " levels (got " +
-                    std::to_string(levels.size()) + ")");
+namespace {
+
+// parse_network_inline's state: the spec being built and which endpoint terms (os, or, gap) it set; each
+// may be given anywhere in the spec, once.
+struct InlineParser {
+  std::string where, example;
   NetworkSpec ns;
-  ns.preset = "custom";
-  ns.levels.clear();
   bool os_set = false, or_set = false, gap_set = false;
-  // The endpoint terms (os, or, gap): given anywhere in the spec, once each.
-  auto overhead = [&](std::string_view key, std::string_view val, const std::string& w) {
+
+  static bool is_overhead(std::string_view k) {
+    return k == "os" || k == "or" || k == "send_overhead" || k == "recv_overhead" || k == "gap";
+  }
+  void overhead(std::string_view key, std::string_view val, const std::string& w) {
     const bool send = key == "os" || key == "send_overhead", gap = key == "gap";
     bool& set = gap ? gap_set : send ? os_set : or_set;
     if (set) fail(w, std::string(gap ? "the gap" : send ? "the send overhead" : "the receive overhead") + " is given twice");
     set = true;
     (gap ? ns.gap : send ? ns.send_overhead : ns.recv_overhead) = to_time(val, w);
-  };
-  auto is_overhead = [](std::string_view k) {
-    return k == "os" || k == "or" || k == "send_overhead" || k == "recv_overhead" || k == "gap";
-  };
-  for (size_t li = 0; li < levels.size(); ++li) {
-    const std::string w =
-        levels.size() > 1 ? where + ", level " + std::to_string(li) + " " + quoted(levels[li]) : where;
-    const std::vector<std::string_view> fields = split_fields(levels[li]);
-    std::string_view head = fields[0];
-    if (head.empty()) {
-      if (levels.size() > 1 && fields.size() == 1) fail(w, "empty level between '/'" + example);
-      fail(w, "it must start with a preset or topology name" + example);
-    }
-    NetworkLevel lv;
-    const std::string topo = canonical_topology(head);
-    if (is_preset(head)) {
-      NetworkSpec p = network_preset(std::string(head));
-      if (p.levels.size() > 1) {
-        std::string expanded = format_network_inline(p);
-        if (levels.size() > 1)
-          fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
-                      " levels; it cannot be one level of a larger network (it is " + expanded + ")");
-        NetworkSpec out = p;
-        bool cores_set = false;
-        for (size_t i = 1; i < fields.size(); ++i) {
-          std::string_view f = fields[i];
-          size_t eq = f.find('=');
-          std::string_view key = eq == std::string_view::npos ? f : f.substr(0, eq);
-          std::string_view val = eq == std::string_view::npos ? std::string_view{} : f.substr(eq + 1);
-          if (f.empty()) fail(w, "empty field after ':'" + example);
-          if (key == "cores" && eq != std::string_view::npos) {
-            if (cores_set) fail(w, "cores is given twice");
-            cores_set = true;
-            out.levels.back().size = {parse_int(val, w, "cores", 1, kMaxRanks)};
-          } else if (is_overhead(key) && eq != std::string_view::npos) {
-            overhead(key, val, w);
-          } else {
-            fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
-                        " levels and takes only cores=N (cores per node), os=, or= and gap=; to change anything else "
-                        "write the levels out: " + expanded);
-          }
-        }
-        if (os_set) out.send_overhead = ns.send_overhead;
-        if (or_set) out.recv_overhead = ns.recv_overhead;
-        if (gap_set) out.gap = ns.gap;
-        return out;
+  }
+
+  // A preset of several levels, alone in the spec: only cores=N and the endpoint terms may follow it.
+  NetworkSpec whole_preset(const NetworkSpec& p, std::string_view head, const std::vector<std::string_view>& fields,
+                           const std::string& w) {
+    const std::string expanded = format_network_inline(p);
+    NetworkSpec out = p;
+    bool cores_set = false;
+    for (size_t i = 1; i < fields.size(); ++i) {
+      std::string_view f = fields[i];
+      size_t eq = f.find('=');
+      std::string_view key = eq == std::string_view::npos ? f : f.substr(0, eq);
+      std::string_view val = eq == std::string_view::npos ? std::string_view{} : f.substr(eq + 1);
+      if (f.empty()) fail(w, "empty field after ':'" + example);
+      if (key == "cores" && eq != std::string_view::npos) {
+        if (cores_set) fail(w, "cores is given twice");
+        cores_set = true;
+        out.levels.back().size = {parse_int(val, w, "cores", 1, kMaxRanks)};
+      } else if (is_overhead(key) && eq != std::string_view::npos) {
+        overhead(key, val, w);
+      } else {
+        fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
+                    " levels and takes only cores=N (cores per node), os=, or= and gap=; to change anything else "
+                    "write the levels out: " + expanded);
       }
-      lv = p.levels[0];
-      if (levels.size() == 1) ns.preset = std::string(head);
-    } else if (topo_bit(topo)) {
-      lv.topology = topo;
-    } else {
-      std::vector<std::string> known = network_preset_names();
-      const std::vector<std::string> topologies = topology_names();
-      known.insert(known.end(), topologies.begin(), topologies.end());
-      fail(w, "unknown network " + quoted(head) + "; known presets: " + join(network_preset_names()) +
-                  "; known topologies: " + join(topologies) + suggestion(head, known) + example);
     }
+    if (os_set) out.send_overhead = ns.send_overhead;
+    if (or_set) out.recv_overhead = ns.recv_overhead;
+    if (gap_set) out.gap = ns.gap;
+    return out;
+  }
+
+  // The fields after a level's topology or one-level preset: a bare size, `uni`, key=value, endpoint terms.
+  void level_fields(NetworkLevel& lv, const std::vector<std::string_view>& fields, const std::string& w) {
     const std::string& t = lv.topology;
     std::vector<std::string> seen;
     auto mark = [&](const std::string& slot, std::string_view shown) {
@@ -512,15 +487,62 @@ NetworkSpec parse_network_inline(const std::string& spec) {
       }
       mark(set_level_key(lv, *k, val, w), key);
     }
+  }
+};
+
+}  // namespace
+
+NetworkSpec parse_network_inline(const std::string& spec) {
+  InlineParser in;
+  in.where = "bad network spec " + quoted(spec);
+  in.example = " (e.g. star:64:lat=25us:bw=1Gbps, torus:8x8x8/star:2, ethernet:lat=10us; see -xsim-help)";
+  const std::vector<std::string> levels = split_levels(spec);
+  if (levels.size() > static_cast<size_t>(net::Route::kMaxLevels))
+    fail(in.where, "a network has at most " + std::to_string(net::Route::kMaxLevels) + " levels (got " +
+                       std::to_string(levels.size()) + ")");
+  NetworkSpec& ns = in.ns;
+  ns.preset = "custom";
+  ns.levels.clear();
+  for (size_t li = 0; li < levels.size(); ++li) {
+    const std::string w =
+        levels.size() > 1 ? in.where + ", level " + std::to_string(li) + " " + quoted(levels[li]) : in.where;
+    const std::vector<std::string_view> fields = split_fields(levels[li]);
+    std::string_view head = fields[0];
+    if (head.empty()) {
+      if (levels.size() > 1 && fields.size() == 1) fail(w, "empty level between '/'" + in.example);
+      fail(w, "it must start with a preset or topology name" + in.example);
+    }
+    NetworkLevel lv;
+    const std::string topo = canonical_topology(head);
+    if (is_preset(head)) {
+      NetworkSpec p = network_preset(std::string(head));
+      if (p.levels.size() > 1) {
+        if (levels.size() > 1)
+          fail(w, "preset " + quoted(head) + " has " + std::to_string(p.levels.size()) +
+                      " levels; it cannot be one level of a larger network (it is " + format_network_inline(p) + ")");
+        return in.whole_preset(p, head, fields, w);
+      }
+      lv = p.levels[0];
+      if (levels.size() == 1) ns.preset = std::string(head);
+    } else if (topo_bit(topo)) {
+      lv.topology = topo;
+    } else {
+      std::vector<std::string> known = network_preset_names();
+      const std::vector<std::string> topologies = topology_names();
+      known.insert(known.end(), topologies.begin(), topologies.end());
+      fail(w, "unknown network " + quoted(head) + "; known presets: " + join(network_preset_names()) +
+                  "; known topologies: " + join(topologies) + suggestion(head, known) + in.example);
+    }
+    in.level_fields(lv, fields, w);
     validate_level(lv, w);
     if (!lv.size.empty()) lv.dims = 0;  // a sized grid's dimensions are its size's: one spelling, one spec
     ns.levels.push_back(std::move(lv));
   }
   if (is_preset(ns.preset)) {  // a one-level preset keeps its endpoint terms unless the spec sets them
     const NetworkSpec p = network_preset(ns.preset);
-    if (!os_set) ns.send_overhead = p.send_overhead;
-    if (!or_set) ns.recv_overhead = p.recv_overhead;
-    if (!gap_set) ns.gap = p.gap;
+    if (!in.os_set) ns.send_overhead = p.send_overhead;
+    if (!in.or_set) ns.recv_overhead = p.recv_overhead;
+    if (!in.gap_set) ns.gap = p.gap;
     ns.eager = p.eager;
   }
   return ns;
