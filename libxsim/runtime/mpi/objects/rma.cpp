@@ -153,29 +153,26 @@ Window& check(MPI_Win h) {
 
 WinRank& mine(Window& w) { return w.local.at(E().current().world); }
 
-MPI_Win create(Comm& c, int flavor, void** base, MPI_Aint size, int disp_unit, const char* call) {
-  install_hook();
-  Engine& e = E();
-  if (c.is_inter) fail(MPI_ERR_COMM, std::string(call) + " on an intercommunicator");
-  if (size < 0) fail(MPI_ERR_SIZE, "negative window size " + std::to_string(size));
-  if (disp_unit <= 0) fail(MPI_ERR_DISP, "displacement unit " + std::to_string(disp_unit) + " (must be positive)");
-  std::vector<int32_t> members(static_cast<size_t>(c.size));
-  for (int i = 0; i < c.size; ++i) members[static_cast<size_t>(i)] = c.world_of(i);
-  if (flavor == MPI_WIN_FLAVOR_SHARED) {
-    for (int32_t m : members) {
-      if (e.node_of(m) != e.node_of(members[0]))
-        fail(MPI_ERR_RMA_SHARED, "the ranks of the communicator are on different simulated nodes (ranks " +
-                                     std::to_string(members[0]) + " and " + std::to_string(m) +
-                                     "): only ranks of one node can share memory (use MPI_Comm_split_type with "
-                                     "MPI_COMM_TYPE_SHARED)");
-      if (e.owner_of(m) != e.owner_of(members[0]))
-        fail(MPI_ERR_RMA_SHARED, "the ranks of this node live in different native processes (ranks " +
-                                     std::to_string(members[0]) + " and " + std::to_string(m) +
-                                     "): xsim shares memory only inside one process; the default block placement "
-                                     "keeps every node in one process");
-    }
+namespace {
+
+// A shared window's members must be on one simulated node, and in one native process.
+void check_shared_members(Engine& e, const std::vector<int32_t>& members) {
+  for (int32_t m : members) {
+    if (e.node_of(m) != e.node_of(members[0]))
+      fail(MPI_ERR_RMA_SHARED, "the ranks of the communicator are on different simulated nodes (ranks " +
+                                   std::to_string(members[0]) + " and " + std::to_string(m) +
+                                   "): only ranks of one node can share memory (use MPI_Comm_split_type with "
+                                   "MPI_COMM_TYPE_SHARED)");
+    if (e.owner_of(m) != e.owner_of(members[0]))
+      fail(MPI_ERR_RMA_SHARED, "the ranks of this node live in different native processes (ranks " +
+                                   std::to_string(members[0]) + " and " + std::to_string(m) +
+                                   "): xsim shares memory only inside one process; the default block placement "
+                                   "keeps every node in one process");
   }
-  const uint64_t id = comm_next_id(c, 0x3a1);
+}
+
+// The window of creation `id`: the one object its local members share, made (with a handle) by the first.
+Window& window_of_id(uint64_t id, int flavor) {
   Window*& slot = g_by_id[id];
   if (!slot) {
     slot = new Window();
@@ -192,10 +189,12 @@ MPI_Win create(Comm& c, int flavor, void** base, MPI_Aint size, int disp_unit, c
     }
     slot->handle = handles::make<MPI_Win>(Kind::Win, idx);
   }
-  Window& w = *slot;
-  w.comm = comm_join(id, members);  // the same object for every local member
-  ++w.refs;
-  const int32_t world = e.current().world;
+  return *slot;
+}
+
+// The calling rank's part of the window: its memory as the flavor says.
+WinRank& join_window(Window& w, int flavor, void* base, MPI_Aint size, int disp_unit) {
+  const int32_t world = E().current().world;
   WinRank& me = w.local[world];
   me.world = world;
   me.rank = w.comm->rank_of_world(world);
@@ -207,12 +206,47 @@ MPI_Win create(Comm& c, int flavor, void** base, MPI_Aint size, int disp_unit, c
     if (!me.base) fail(MPI_ERR_NO_MEM, "cannot allocate " + std::to_string(size) + " bytes of window memory");
     me.owns_base = true;
   } else if (flavor == MPI_WIN_FLAVOR_CREATE) {
-    me.base = static_cast<char*>(*base);
+    me.base = static_cast<char*>(base);
   } else if (flavor == MPI_WIN_FLAVOR_DYNAMIC) {
     me.base = nullptr;
     me.size = 0;
     me.disp_unit = 1;
   }
+  return me;
+}
+
+// A shared window's node segment, allocated by the first local member past the creation exchange; every
+// member's memory is its slice.
+char* shared_slice(Window& w, int members, int rank) {
+  if (!w.segment) {
+    w.seg_offset.resize(static_cast<size_t>(members));
+    int64_t total = 0;
+    for (int i = 0; i < members; ++i) {
+      w.seg_offset[static_cast<size_t>(i)] = total;
+      total += w.sizes[static_cast<size_t>(i)];
+    }
+    w.segment = static_cast<char*>(alloc_zeroed(static_cast<size_t>(total)));
+    if (!w.segment) fail(MPI_ERR_NO_MEM, "cannot allocate " + std::to_string(total) + " bytes of shared window memory");
+  }
+  return w.segment + w.seg_offset[static_cast<size_t>(rank)];
+}
+
+}  // namespace
+
+MPI_Win create(Comm& c, int flavor, void** base, MPI_Aint size, int disp_unit, const char* call) {
+  install_hook();
+  Engine& e = E();
+  if (c.is_inter) fail(MPI_ERR_COMM, std::string(call) + " on an intercommunicator");
+  if (size < 0) fail(MPI_ERR_SIZE, "negative window size " + std::to_string(size));
+  if (disp_unit <= 0) fail(MPI_ERR_DISP, "displacement unit " + std::to_string(disp_unit) + " (must be positive)");
+  std::vector<int32_t> members(static_cast<size_t>(c.size));
+  for (int i = 0; i < c.size; ++i) members[static_cast<size_t>(i)] = c.world_of(i);
+  if (flavor == MPI_WIN_FLAVOR_SHARED) check_shared_members(e, members);
+  const uint64_t id = comm_next_id(c, 0x3a1);
+  Window& w = window_of_id(id, flavor);
+  w.comm = comm_join(id, members);  // the same object for every local member
+  ++w.refs;
+  WinRank& me = join_window(w, flavor, flavor == MPI_WIN_FLAVOR_CREATE ? *base : nullptr, size, disp_unit);
   // MPICH's creation exchange: every member learns every member's size and displacement unit.
   int64_t mine_info[2] = {me.size, me.disp_unit};
   std::vector<int64_t> all(static_cast<size_t>(c.size) * 2);
@@ -228,19 +262,7 @@ MPI_Win create(Comm& c, int flavor, void** base, MPI_Aint size, int disp_unit, c
       w.disp_units[static_cast<size_t>(i)] = static_cast<int32_t>(all[static_cast<size_t>(i) * 2 + 1]);
     }
   }
-  if (flavor == MPI_WIN_FLAVOR_SHARED) {
-    if (!w.segment) {  // the first local member past the exchange allocates the node's segment
-      w.seg_offset.resize(static_cast<size_t>(c.size));
-      int64_t total = 0;
-      for (int i = 0; i < c.size; ++i) {
-        w.seg_offset[static_cast<size_t>(i)] = total;
-        total += w.sizes[static_cast<size_t>(i)];
-      }
-      w.segment = static_cast<char*>(alloc_zeroed(static_cast<size_t>(total)));
-      if (!w.segment) fail(MPI_ERR_NO_MEM, "cannot allocate " + std::to_string(total) + " bytes of shared window memory");
-    }
-    me.base = w.segment + w.seg_offset[static_cast<size_t>(me.rank)];
-  }
+  if (flavor == MPI_WIN_FLAVOR_SHARED) me.base = shared_slice(w, c.size, me.rank);
   if (flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) *base = me.base;
   return w.handle;
 }
