@@ -157,53 +157,56 @@ bool sends_eagerly(std::vector<char>& buf, uint64_t bytes, double delay) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (xsim::calibrate::host_mode(argc, argv)) return xsim::calibrate::host_main(argc, argv);
-  MPI_Init(&argc, &argv);
-  int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+namespace {
+
+struct Args {
   std::string out = "xsim-calibration.toml";
-  bool quick = false;
+  bool quick = false, help = false;
   uint64_t max_size = 16u << 20;
+};
+
+Args parse_args(int argc, char** argv) {
+  Args a;
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--out" || a == "-o") && i + 1 < argc) {
-      out = argv[++i];
-    } else if (a.rfind("--out=", 0) == 0) {
-      out = a.substr(6);
-    } else if (a == "--quick") {
-      quick = true;
-    } else if (a == "--max-size" && i + 1 < argc) {
+    const std::string s = argv[i];
+    if ((s == "--out" || s == "-o") && i + 1 < argc) {
+      a.out = argv[++i];
+    } else if (s.rfind("--out=", 0) == 0) {
+      a.out = s.substr(6);
+    } else if (s == "--quick") {
+      a.quick = true;
+    } else if (s == "--max-size" && i + 1 < argc) {
       try {
-        max_size = xsim::parse_size(argv[++i]);
+        a.max_size = xsim::parse_size(argv[++i]);
       } catch (const std::invalid_argument& e) {
         die(std::string("--max-size: ") + e.what());
       }
-      if (max_size < 1024 || max_size > (uint64_t{1} << 30)) die("--max-size must be between 1K and 1G");
-    } else if (a == "-h" || a == "--help") {
-      if (g_rank == 0)
-        std::printf("usage: mpiexec -np 2 xsim-calibrate [--out FILE.toml] [--quick] [--max-size SIZE]\n"
-                    "  measures this machine with plain MPI and writes the xsim configuration that reproduces it\n"
-                    "  (default FILE: xsim-calibration.toml; --quick: fewer repetitions, up to 1 MiB, for tests;\n"
-                    "  --max-size: largest ping-pong message, default 16M). Load it with -xsim-config FILE.\n"
-                    "usage: xsim-calibrate --kernels [--node] [--blas LIB] [--quick] [--budget S] [--clock GHZ]\n"
-                    "                      [--flops-per-cycle N] --out FILE.toml\n"
-                    "       xsim-calibrate --node --out FILE.toml\n"
-                    "  one process, no MPI: --kernels times the BLAS LIB (default libblas.so.3, one thread) and fits\n"
-                    "  [kernels] (dgemm and dtrsm shapes within --budget seconds, default 100, 20 with --quick);\n"
-                    "  --node times a memory-bound and a compute-bound loop on one core and on all and writes [node].\n");
-      MPI_Finalize();
-      return 0;
+      if (a.max_size < 1024 || a.max_size > (uint64_t{1} << 30)) die("--max-size must be between 1K and 1G");
+    } else if (s == "-h" || s == "--help") {
+      a.help = true;
+      return a;  // what follows is not read
     } else {
-      die("unknown argument \"" + a + "\" (see --help)");
+      die("unknown argument \"" + s + "\" (see --help)");
     }
   }
-  if (size < 2)
-    die("needs 2 MPI processes (it measures messages between ranks 0 and 1): mpiexec -np 2 xsim-calibrate "
-        "--out FILE.toml");
-  if (quick) max_size = std::min<uint64_t>(max_size, 1u << 20);
-  // The output must be writable before minutes of measuring, not found unwritable after them.
+  return a;
+}
+
+void print_help() {
+  std::printf("usage: mpiexec -np 2 xsim-calibrate [--out FILE.toml] [--quick] [--max-size SIZE]\n"
+              "  measures this machine with plain MPI and writes the xsim configuration that reproduces it\n"
+              "  (default FILE: xsim-calibration.toml; --quick: fewer repetitions, up to 1 MiB, for tests;\n"
+              "  --max-size: largest ping-pong message, default 16M). Load it with -xsim-config FILE.\n"
+              "usage: xsim-calibrate --kernels [--node] [--blas LIB] [--quick] [--budget S] [--clock GHZ]\n"
+              "                      [--flops-per-cycle N] --out FILE.toml\n"
+              "       xsim-calibrate --node --out FILE.toml\n"
+              "  one process, no MPI: --kernels times the BLAS LIB (default libblas.so.3, one thread) and fits\n"
+              "  [kernels] (dgemm and dtrsm shapes within --budget seconds, default 100, 20 with --quick);\n"
+              "  --node times a memory-bound and a compute-bound loop on one core and on all and writes [node].\n");
+}
+
+// The output must be writable before minutes of measuring, not found unwritable after them.
+void check_writable(const std::string& out) {
   int writable = 1;
   std::string why;
   if (g_rank == 0) {
@@ -217,8 +220,10 @@ int main(int argc, char** argv) {
   }
   MPI_Bcast(&writable, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!writable) die(why);  // rank 0 holds the reason
+}
 
-  const double start = MPI_Wtime();
+// Ping-pong over sizes, the overheads, the burst interval and the eager limit, between ranks 0 and 1.
+Measurements measure(int size, uint64_t max_size, bool quick) {
   Measurements meas;
   meas.processes = size;
   char host[256] = "";
@@ -240,40 +245,65 @@ int main(int argc, char** argv) {
     if (!sends_eagerly(buf, s, delay)) break;
     meas.eager_limit = s;
   }
-  const double took = MPI_Wtime() - start;
+  return meas;
+}
 
-  if (g_rank == 0) {
-    Model m;
-    try {
-      m = xsim::calibrate::fit(meas);
-    } catch (const std::invalid_argument& e) {
-      std::fprintf(stderr, "xsim-calibrate: the measurements cannot be fitted: %s\n", e.what());
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    const std::string toml = xsim::calibrate::to_toml(m, meas);
-    std::FILE* f = std::fopen(out.c_str(), "w");
-    if (!f || std::fwrite(toml.data(), 1, toml.size(), f) != toml.size() || std::fclose(f) != 0) {
-      std::fprintf(stderr, "xsim-calibrate: cannot write %s: %s\n", out.c_str(), std::strerror(errno));
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    std::printf("xsim-calibrate: measured in %.1f s between ranks 0 and 1 of %d\n", took, size);
-    std::printf("  send overhead %.3f us, receive overhead %.3f us, burst %.3f us per message, eager limit %llu B\n",
-                meas.send_overhead * 1e6, meas.recv_overhead * 1e6, meas.burst_interval * 1e6,
-                static_cast<unsigned long long>(meas.eager_limit));
-    std::printf("  fitted: link latency %.3f us (x2 per message), bandwidth %.3f GB/s, gap %.3f us, %zu size band(s)\n",
-                m.link_latency * 1e6, m.bandwidth_bps / 8e9, m.gap * 1e6, m.bands.size());
-    std::printf("  %12s %12s %12s %8s\n", "bytes", "measured_us", "model_us", "error");
-    double worst = 0;
-    for (size_t i = 0; i < meas.sizes.size(); ++i) {
-      const double p = xsim::calibrate::predict_one_way(m, meas.sizes[i]);
-      const double e = p / meas.one_way[i] - 1;
-      worst = std::max(worst, std::abs(e));
-      std::printf("  %12llu %12.3f %12.3f %+7.1f%%\n", static_cast<unsigned long long>(meas.sizes[i]),
-                  meas.one_way[i] * 1e6, p * 1e6, e * 100);
-    }
-    std::printf("  largest error %.1f%%; wrote %s (load it with -xsim-config %s)\n", worst * 100, out.c_str(),
-                out.c_str());
+// Rank 0: fits the measurements, writes the TOML and prints measured against fitted for every size.
+void fit_and_write(const Measurements& meas, const std::string& out, double took, int size) {
+  Model m;
+  try {
+    m = xsim::calibrate::fit(meas);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "xsim-calibrate: the measurements cannot be fitted: %s\n", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  const std::string toml = xsim::calibrate::to_toml(m, meas);
+  std::FILE* f = std::fopen(out.c_str(), "w");
+  if (!f || std::fwrite(toml.data(), 1, toml.size(), f) != toml.size() || std::fclose(f) != 0) {
+    std::fprintf(stderr, "xsim-calibrate: cannot write %s: %s\n", out.c_str(), std::strerror(errno));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  std::printf("xsim-calibrate: measured in %.1f s between ranks 0 and 1 of %d\n", took, size);
+  std::printf("  send overhead %.3f us, receive overhead %.3f us, burst %.3f us per message, eager limit %llu B\n",
+              meas.send_overhead * 1e6, meas.recv_overhead * 1e6, meas.burst_interval * 1e6,
+              static_cast<unsigned long long>(meas.eager_limit));
+  std::printf("  fitted: link latency %.3f us (x2 per message), bandwidth %.3f GB/s, gap %.3f us, %zu size band(s)\n",
+              m.link_latency * 1e6, m.bandwidth_bps / 8e9, m.gap * 1e6, m.bands.size());
+  std::printf("  %12s %12s %12s %8s\n", "bytes", "measured_us", "model_us", "error");
+  double worst = 0;
+  for (size_t i = 0; i < meas.sizes.size(); ++i) {
+    const double p = xsim::calibrate::predict_one_way(m, meas.sizes[i]);
+    const double e = p / meas.one_way[i] - 1;
+    worst = std::max(worst, std::abs(e));
+    std::printf("  %12llu %12.3f %12.3f %+7.1f%%\n", static_cast<unsigned long long>(meas.sizes[i]),
+                meas.one_way[i] * 1e6, p * 1e6, e * 100);
+  }
+  std::printf("  largest error %.1f%%; wrote %s (load it with -xsim-config %s)\n", worst * 100, out.c_str(), out.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (xsim::calibrate::host_mode(argc, argv)) return xsim::calibrate::host_main(argc, argv);
+  MPI_Init(&argc, &argv);
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  Args a = parse_args(argc, argv);
+  if (a.help) {
+    if (g_rank == 0) print_help();
+    MPI_Finalize();
+    return 0;
+  }
+  if (size < 2)
+    die("needs 2 MPI processes (it measures messages between ranks 0 and 1): mpiexec -np 2 xsim-calibrate "
+        "--out FILE.toml");
+  if (a.quick) a.max_size = std::min<uint64_t>(a.max_size, 1u << 20);
+  check_writable(a.out);
+  const double start = MPI_Wtime();
+  const Measurements meas = measure(size, a.max_size, a.quick);
+  const double took = MPI_Wtime() - start;
+  if (g_rank == 0) fit_and_write(meas, a.out, took, size);
   MPI_Finalize();
   return 0;
 }
