@@ -324,10 +324,16 @@ struct Tool {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+namespace {
+
+struct Cli {
   std::string mn, np, config, placement, bytes = "0", key = "0";
-  std::vector<std::string> cmd;
+  std::vector<std::string> cmd;  // the command and its arguments
+  bool help = false;
+};
+
+Cli parse_cli(const std::vector<std::string>& args) {
+  Cli c;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* name) -> std::string {
@@ -338,35 +344,38 @@ int main(int argc, char** argv) {
     };
     auto is = [&](const char* name) { return a == name || a.rfind(std::string(name) + "=", 0) == 0; };
     if (a == "-h" || a == "--help" || a == "help") {
-      std::fputs(kUsage, stdout);
-      return 0;
+      c.help = true;
+      return c;
     } else if (is("--mn")) {
-      mn = value("--mn");
+      c.mn = value("--mn");
     } else if (is("--np")) {
-      np = value("--np");
+      c.np = value("--np");
     } else if (is("--config")) {
-      config = value("--config");
+      c.config = value("--config");
     } else if (is("--placement")) {
-      placement = value("--placement");
+      c.placement = value("--placement");
     } else if (is("--bytes")) {
-      bytes = value("--bytes");
+      c.bytes = value("--bytes");
     } else if (is("--key")) {
-      key = value("--key");
-    } else if (cmd.empty() && a.size() > 1 && a[0] == '-') {
+      c.key = value("--key");
+    } else if (c.cmd.empty() && a.size() > 1 && a[0] == '-') {
       usage_error("unknown option " + a);
     } else {
-      cmd.push_back(a);
+      c.cmd.push_back(a);
     }
   }
-  if (cmd.empty()) usage_error("no command given (hops, latency, route, summary or matrix)");
-  Tool t;
+  return c;
+}
+
+// Builds the network through the simulator's own option parser, so that --mn and -xsim-mn read exactly the
+// same strings. Returns false (having said why) on bad input.
+bool setup(Tool& t, const Cli& c) {
   try {
-    // Through the simulator's own option parser, so that --mn and -xsim-mn read exactly the same strings.
     std::vector<std::string> xs = {"xsim-net"};
-    if (!config.empty()) xs.push_back("-xsim-config=" + config);
-    if (!mn.empty()) xs.push_back("-xsim-mn=" + mn);
-    if (!np.empty()) xs.push_back("-xsim-np=" + np);
-    if (!placement.empty()) xs.push_back("-xsim-placement=" + placement);
+    if (!c.config.empty()) xs.push_back("-xsim-config=" + c.config);
+    if (!c.mn.empty()) xs.push_back("-xsim-mn=" + c.mn);
+    if (!c.np.empty()) xs.push_back("-xsim-np=" + c.np);
+    if (!c.placement.empty()) xs.push_back("-xsim-placement=" + c.placement);
     std::vector<char*> av;
     for (auto& s : xs) av.push_back(s.data());
     av.push_back(nullptr);
@@ -374,61 +383,83 @@ int main(int argc, char** argv) {
     Options o = parse_options(ac, av.data(), nullptr);
     t.b = build_network(o.network, o.np);
     t.ranks = o.np ? o.np : t.b.network->endpoints();
-    t.bytes = parse_size(bytes);
-    t.key = static_cast<uint64_t>(parse_count(key, "--key"));
+    t.bytes = parse_size(c.bytes);
+    t.key = static_cast<uint64_t>(parse_count(c.key, "--key"));
   } catch (const std::exception& e) {
     std::string msg = e.what();
     for (size_t p; (p = msg.find("-xsim-mn")) != std::string::npos;) msg.replace(p, 8, "--mn");
     for (size_t p; (p = msg.find("-xsim-np")) != std::string::npos;) msg.replace(p, 8, "--np");
     std::fprintf(stderr, "xsim-net: %s\n", msg.c_str());
-    return 2;
+    return false;
   }
+  return true;
+}
+
+// matrix --csv FILE | --svg FILE [--max N]
+int matrix_command(Tool& t, const std::vector<std::string>& cmd) {
+  std::string csv, svg;
+  int64_t limit = 0;
+  for (size_t i = 1; i < cmd.size(); ++i) {
+    if ((cmd[i] == "--csv" || cmd[i] == "--svg" || cmd[i] == "--max") && i + 1 < cmd.size()) {
+      if (cmd[i] == "--csv") csv = cmd[i + 1];
+      if (cmd[i] == "--svg") svg = cmd[i + 1];
+      if (cmd[i] == "--max") limit = parse_count(cmd[i + 1], "--max");
+      ++i;
+    } else {
+      usage_error("usage: xsim-net [options] matrix --csv FILE | --svg FILE [--max N]");
+    }
+  }
+  if (csv.empty() && svg.empty()) usage_error("matrix needs --csv FILE or --svg FILE");
+  if (!csv.empty()) t.cmd_csv(csv, limit > 0 ? limit : 4096);
+  if (!svg.empty()) t.cmd_svg(svg, limit > 0 ? limit : 256);
+  return 0;
+}
+
+int run_command(Tool& t, const std::vector<std::string>& cmd) {
+  const std::string& c = cmd[0];
+  auto want = [&](size_t n, const char* form) {
+    if (cmd.size() != n + 1) usage_error(std::string("usage: xsim-net [options] ") + form);
+  };
+  if (c == "hops") {
+    want(2, "hops SRC DST");
+    std::printf("%d\n", t.route(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST")).hops);
+    return 0;
+  }
+  if (c == "latency") {
+    want(3, "latency SRC DST BYTES");
+    uint64_t n = parse_size(cmd[3]);
+    std::printf("%s\n", secs(t.latency(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"), n)).c_str());
+    return 0;
+  }
+  if (c == "route") {
+    want(2, "route SRC DST");
+    return t.cmd_route(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"));
+  }
+  if (c == "links") {
+    want(2, "links SRC DST");
+    return t.cmd_links(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"));
+  }
+  if (c == "summary") {
+    want(0, "summary");
+    return t.cmd_summary();
+  }
+  if (c == "matrix") return matrix_command(t, cmd);
+  usage_error("unknown command \"" + c + "\"; give hops, latency, route, links, summary or matrix");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Cli cli = parse_cli(std::vector<std::string>(argv + 1, argv + argc));
+  if (cli.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (cli.cmd.empty()) usage_error("no command given (hops, latency, route, summary or matrix)");
+  Tool t;
+  if (!setup(t, cli)) return 2;
   try {
-    const std::string& c = cmd[0];
-    auto want = [&](size_t n, const char* form) {
-      if (cmd.size() != n + 1) usage_error(std::string("usage: xsim-net [options] ") + form);
-    };
-    if (c == "hops") {
-      want(2, "hops SRC DST");
-      std::printf("%d\n", t.route(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST")).hops);
-      return 0;
-    }
-    if (c == "latency") {
-      want(3, "latency SRC DST BYTES");
-      uint64_t n = parse_size(cmd[3]);
-      std::printf("%s\n", secs(t.latency(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"), n)).c_str());
-      return 0;
-    }
-    if (c == "route") {
-      want(2, "route SRC DST");
-      return t.cmd_route(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"));
-    }
-    if (c == "links") {
-      want(2, "links SRC DST");
-      return t.cmd_links(t.rank_arg(cmd[1], "SRC"), t.rank_arg(cmd[2], "DST"));
-    }
-    if (c == "summary") {
-      want(0, "summary");
-      return t.cmd_summary();
-    }
-    if (c == "matrix") {
-      std::string csv, svg;
-      int64_t limit = 0;
-      for (size_t i = 1; i < cmd.size(); ++i) {
-        if ((cmd[i] == "--csv" || cmd[i] == "--svg" || cmd[i] == "--max") && i + 1 < cmd.size()) {
-          (cmd[i] == "--csv" ? csv : cmd[i] == "--svg" ? svg : cmd[i + 1]) = cmd[i + 1];
-          if (cmd[i] == "--max") limit = parse_count(cmd[i + 1], "--max");
-          ++i;
-        } else {
-          usage_error("usage: xsim-net [options] matrix --csv FILE | --svg FILE [--max N]");
-        }
-      }
-      if (csv.empty() && svg.empty()) usage_error("matrix needs --csv FILE or --svg FILE");
-      if (!csv.empty()) t.cmd_csv(csv, limit > 0 ? limit : 4096);
-      if (!svg.empty()) t.cmd_svg(svg, limit > 0 ? limit : 256);
-      return 0;
-    }
-    usage_error("unknown command \"" + c + "\"; give hops, latency, route, links, summary or matrix");
+    return run_command(t, cli.cmd);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "xsim-net: %s\n", e.what());
     return 2;
