@@ -38,9 +38,38 @@ struct Scan {
   int missing_argument_code() const { return opts[0] == ':' ? ':' : '?'; }
 
   int long_option(const char* prefix, bool long_only);
+  const option* match_long(const char* name, size_t len, bool long_only, int* index, bool* ambiguous) const;
   int short_option();
   int next_argument();
 };
+
+// Whether abbreviation `o` does something else than `first` (for getopt_long_only, any second one does).
+bool differs(const option& o, const option& first, bool long_only) {
+  return long_only || o.has_arg != first.has_arg || o.flag != first.flag || o.val != first.val;
+}
+
+// The long option `name` (its first `len` characters) names: the exact match, else the first option it
+// abbreviates (*index: its place); *ambiguous when another abbreviation differs from that one.
+const option* Scan::match_long(const char* name, size_t len, bool long_only, int* index, bool* ambiguous) const {
+  const option* longs = call.longopts;
+  *ambiguous = false;
+  for (int i = 0; longs[i].name; ++i)
+    if (std::strlen(longs[i].name) == len && !std::strncmp(longs[i].name, name, len)) {
+      *index = i;
+      return &longs[i];
+    }
+  const option* found = nullptr;
+  for (int i = 0; longs[i].name; ++i) {
+    if (std::strncmp(longs[i].name, name, len)) continue;
+    if (!found) {
+      found = &longs[i];
+      *index = i;
+    } else if (differs(longs[i], *found, long_only)) {
+      *ambiguous = true;
+    }
+  }
+  return found;
+}
 
 // s.next holds "name" or "name=value" (after "--", "-" or "-W "): an exact match of the name wins, else the one
 // option it abbreviates. Returns -1 (nothing consumed) when getopt_long_only should read "-name" as short
@@ -51,46 +80,23 @@ int Scan::long_option(const char* prefix, bool long_only) {
   while (*end && *end != '=') ++end;
   const size_t len = static_cast<size_t>(end - name);
   const option* longs = call.longopts;
-
-  const option* found = nullptr;
   int index = -1;
-  for (int i = 0; longs[i].name; ++i)
-    if (std::strlen(longs[i].name) == len && !std::strncmp(longs[i].name, name, len)) {
-      found = &longs[i];
-      index = i;
-      break;
+  bool ambiguous = false;
+  const option* found = match_long(name, len, long_only, &index, &ambiguous);
+  if (ambiguous) {
+    if (report) {
+      flockfile(stderr);
+      std::fprintf(stderr, text("%s: option '%s%s' is ambiguous; possibilities:"), argv[0], prefix, name);
+      for (int i = 0; longs[i].name; ++i)
+        if (!std::strncmp(longs[i].name, name, len) && (i == index || differs(longs[i], *found, long_only)))
+          std::fprintf(stderr, " '%s%s'", prefix, longs[i].name);
+      std::fprintf(stderr, "\n");
+      funlockfile(stderr);
     }
-  if (!found) {
-    // Abbreviations: ambiguous when a second one does not do exactly what the first does (for
-    // getopt_long_only, whenever there is a second one).
-    auto differs = [&](const option& o) {
-      return long_only || o.has_arg != found->has_arg || o.flag != found->flag || o.val != found->val;
-    };
-    bool ambiguous = false;
-    for (int i = 0; longs[i].name; ++i) {
-      if (std::strncmp(longs[i].name, name, len)) continue;
-      if (!found) {
-        found = &longs[i];
-        index = i;
-      } else if (differs(longs[i])) {
-        ambiguous = true;
-      }
-    }
-    if (ambiguous) {
-      if (report) {
-        flockfile(stderr);
-        std::fprintf(stderr, text("%s: option '%s%s' is ambiguous; possibilities:"), argv[0], prefix, name);
-        for (int i = 0; longs[i].name; ++i)
-          if (!std::strncmp(longs[i].name, name, len) && (i == index || differs(longs[i])))
-            std::fprintf(stderr, " '%s%s'", prefix, longs[i].name);
-        std::fprintf(stderr, "\n");
-        funlockfile(stderr);
-      }
-      s.next = end + std::strlen(end);
-      ++ind;
-      s.optopt = 0;
-      return '?';
-    }
+    s.next = end + std::strlen(end);
+    ++ind;
+    s.optopt = 0;
+    return '?';
   }
   if (!found) {
     if (!long_only || argv[ind][1] == '-' || !std::strchr(opts, *name)) {
