@@ -10,7 +10,7 @@ mpich=$1 ompi=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_btl_vader_single_copy_mechanism=none
-keep() { grep -Ev 'wall time|CPU time|per second|peak memory|private globals|images in use' "$1" | sort; }
+keep() { grep -Ev 'wall time|CPU time|per second|peak memory|stack touched|private globals|images in use' "$1" | sort; }
 fail=0 n=0
 while read -r prog args; do
   [ -z "$prog" ] && continue
