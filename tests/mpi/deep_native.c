@@ -1,8 +1,8 @@
 // The native MPI's deep calls on small rank stacks (runtime/core/native_stack.hpp). MPICH 4 puts 128 KiB
-// frames on the stack in MPI_Reduce_local, MPI_Pack and MPI_Unpack; run with -xsim-stack 16K, each call
+// frames on the stack in MPI_Reduce_local, MPI_Pack and MPI_Unpack; run with -xsim-stack 64K, each call
 // below would write far below its rank's stack, into another rank's or xsim's memory, if xsim did not move
-// it to its native stack. Every result is checked; rank 0 prints one line per round (same output for any N).
-//   deep_native -xsim-np 8 -xsim-stack 16K
+// it to its native stack. Every result is checked; rank 0 prints one line (the same output for any N).
+//   deep_native -xsim-np 8 -xsim-stack 64K   (64 KiB: the auto size from 262,144 ranks per process)
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
