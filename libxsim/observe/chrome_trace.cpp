@@ -106,10 +106,15 @@ void message(std::string& o, const TraceEvent& e, int64_t rank, int64_t node,
   o += "}}";
 }
 
-void detour_slice(std::string& o, int64_t rank, int64_t node, int64_t from, int64_t to) {
+// A complete ("X") slice of rank `rank` on node `node` from `from` to `to` (ps), up to its open "args" object:
+// the caller writes the arguments and closes it with "}}". `name` needs no escaping.
+void slice_head(std::string& o, const std::string& name, const char* cat, int64_t rank, int64_t node, int64_t from,
+                int64_t to) {
   o += ",\n{\"name\": \"";
-  o += kDetourRegion;
-  o += "\", \"cat\": \"noise\", \"ph\": \"X\", \"pid\": ";
+  o += name;
+  o += "\", \"cat\": \"";
+  o += cat;
+  o += "\", \"ph\": \"X\", \"pid\": ";
   put(o, node);
   o += ", \"tid\": ";
   put(o, rank);
@@ -117,7 +122,7 @@ void detour_slice(std::string& o, int64_t rank, int64_t node, int64_t from, int6
   put_micros(o, from);
   o += ", \"dur\": ";
   put_micros(o, to - from);
-  o += ", \"args\": {}}";
+  o += ", \"args\": {";
 }
 
 }  // namespace
@@ -143,22 +148,13 @@ void chrome_rank_events(std::string& out, int64_t rank, int64_t node, const std:
         static const std::string unknown = "MPI_?";
         const std::string& name = e.value < regions.size() ? regions[e.value] : unknown;
         if (name == kDetourRegion) {  // a noise detour, outside any call: no communicator, no messages
-          detour_slice(out, rank, node, enter->time, e.time);
+          slice_head(out, name, "noise", rank, node, enter->time, e.time);
+          out += "}}";
           in_call = false;
           break;
         }
         const bool coll = collective_op(name) >= 0;
-        out += ",\n{\"name\": \"";
-        out += name;  // MPI function names need no escaping
-        out += coll ? "\", \"cat\": \"mpi,collective\", \"ph\": \"X\", \"pid\": " : "\", \"cat\": \"mpi\", \"ph\": \"X\", \"pid\": ";
-        put(out, node);
-        out += ", \"tid\": ";
-        put(out, rank);
-        out += ", \"ts\": ";
-        put_micros(out, enter->time);
-        out += ", \"dur\": ";
-        put_micros(out, e.time - enter->time);
-        out += ", \"args\": {";
+        slice_head(out, name, coll ? "mpi,collective" : "mpi", rank, node, enter->time, e.time);  // MPI names need no escaping
         if (enter->ctx != kNoContext && names_communicator(name)) {
           std::string scratch;
           out += "\"comm\": " + json_string(context_name(contexts, enter->ctx, scratch)) + ", ";
